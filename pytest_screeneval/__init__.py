@@ -1,0 +1,27 @@
+"""pytest-screeneval: regression tests, fairness checks and an audit trail for AI resume screeners."""
+
+from __future__ import annotations
+
+from .errors import GoldenSetError, ScreenevalError, StoreError
+from .golden import Case, Criterion, Expectation, GoldenSet, Rubric, Scale
+from .scoring_types import CriterionScore, ScoreOutcome, Scorer, ScorerError, ScorerIdentity
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Case",
+    "Criterion",
+    "CriterionScore",
+    "Expectation",
+    "GoldenSet",
+    "GoldenSetError",
+    "Rubric",
+    "Scale",
+    "ScoreOutcome",
+    "Scorer",
+    "ScorerError",
+    "ScorerIdentity",
+    "ScreenevalError",
+    "StoreError",
+    "__version__",
+]

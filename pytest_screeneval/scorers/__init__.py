@@ -1,0 +1,1 @@
+"""Built-in scorers: ``keyword`` (offline reference) and ``openai`` (any OpenAI-compatible API)."""
