@@ -29,9 +29,9 @@ __all__ = [
     "GoldenSet",
     "Rubric",
     "Scale",
-    "Variants",
     "VariantAttribute",
     "VariantValue",
+    "Variants",
     "canonical_json",
     "find_pii",
     "load_case_file",
@@ -102,9 +102,7 @@ class Rubric:
         """Overall score 0–100: the weighted mean of each criterion's place on the scale."""
         span = self.scale.max - self.scale.min
         total_weight = sum(c.weight for c in self.criteria)
-        weighted = sum(
-            c.weight * (scores[c.name] - self.scale.min) / span for c in self.criteria
-        )
+        weighted = sum(c.weight * (scores[c.name] - self.scale.min) / span for c in self.criteria)
         return 100.0 * weighted / total_weight
 
     def decision(self, overall: float) -> str:
@@ -298,11 +296,13 @@ def _read_yaml(path: Path, shown: str) -> Any:
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
-        raise GoldenSetError(f"{shown}: not UTF-8 text ({exc.reason} at byte {exc.start}).") from None
+        raise GoldenSetError(
+            f"{shown}: not UTF-8 text ({exc.reason} at byte {exc.start})."
+        ) from None
     except OSError as exc:
         raise GoldenSetError(f"{shown}: cannot be read ({exc.strerror}).") from None
     try:
-        return yaml.load(text, Loader=_LineLoader)  # noqa: S506 - a SafeLoader subclass
+        return yaml.load(text, Loader=_LineLoader)
     except _YamlProblem as exc:
         raise GoldenSetError(f"{shown}, line {exc.line}: {exc.message}.") from None
     except yaml.MarkedYAMLError as exc:
@@ -322,7 +322,9 @@ class _Fields:
         self.what = what
         if not isinstance(data, dict):
             got = "nothing" if data is None else type(data).__name__
-            raise GoldenSetError(f"{shown}, line {max(line, 1)}: {what} must be a mapping, got {got}.")
+            raise GoldenSetError(
+                f"{shown}, line {max(line, 1)}: {what} must be a mapping, got {got}."
+            )
         self.data = data
         self.line = getattr(data, "line", line) or line or 1
 
@@ -444,8 +446,9 @@ def load_rubric(path: Path, shown: str | None = None) -> Rubric:
                     raise levels.fail(f"keywords at level {level} must be a list of text", level)
                 keywords[level] = tuple(words)
         criteria.append(
-            Criterion(name=name, description=item.text("description"), weight=weight,
-                      keywords=keywords)
+            Criterion(
+                name=name, description=item.text("description"), weight=weight, keywords=keywords
+            )
         )
     return Rubric(
         id=top.text("id"),
@@ -484,7 +487,9 @@ def load_variants(path: Path, shown: str | None = None) -> Variants:
             if value is not None and not isinstance(value, str):
                 raise entry.fail(f"a value of {name!r} must be text or null", "value")
             if value is None and kind == "replace":
-                raise entry.fail(f"a value of replace-type attribute {name!r} cannot be null", "value")
+                raise entry.fail(
+                    f"a value of replace-type attribute {name!r} cannot be null", "value"
+                )
             groups: dict[str, str] = {}
             if "groups" in entry.data:
                 group_fields = entry.mapping("groups", "the groups")
@@ -518,13 +523,12 @@ def load_case_file(
     top.check_known(_CASE_REQUIRED, _CASE_OPTIONAL)
     case_id = top.text("id")
     if not _ID_PATTERN.match(case_id):
-        raise top.fail(
-            f"case id {case_id!r} may hold only letters, digits, '.', '_' and '-'", "id"
-        )
+        raise top.fail(f"case id {case_id!r} may hold only letters, digits, '.', '_' and '-'", "id")
     rubric_id = top.text("rubric")
     if rubric_id != rubric.id:
-        raise top.fail(f"case {case_id} names rubric {rubric_id!r}, but the rubric is {rubric.id!r}",
-                       "rubric")
+        raise top.fail(
+            f"case {case_id} names rubric {rubric_id!r}, but the rubric is {rubric.id!r}", "rubric"
+        )
     input_text = top.text("input_text")
     pii = find_pii(input_text)
     if pii is not None:
@@ -563,7 +567,9 @@ def load_case_file(
         entry.check_known(["score", "set_by", "set_at"])
         expected[criterion] = Expectation(
             criterion=criterion,
-            score=check_score(entry, "score", entry.data["score"], f"expected score of {criterion!r}"),
+            score=check_score(
+                entry, "score", entry.data["score"], f"expected score of {criterion!r}"
+            ),
             set_by=entry.text("set_by"),
             set_at=entry.text("set_at"),
         )
@@ -605,8 +611,10 @@ def load_case_file(
         block = top.mapping("attributes", "the attributes")
         for key, raw in block.data.items():
             name = str(key)
-            kind = variants.attributes[name].kind if variants and name in variants.attributes else (
-                "insert" if isinstance(raw, dict) else "replace"
+            kind = (
+                variants.attributes[name].kind
+                if variants and name in variants.attributes
+                else ("insert" if isinstance(raw, dict) else "replace")
             )
             if kind == "insert":
                 entry = block.mapping(key, f"the attribute {name!r}")
@@ -632,7 +640,8 @@ def load_case_file(
                     raise block.fail(f"attribute {name!r} must be the text as it appears", key)
                 if raw not in input_text:
                     raise block.fail(
-                        f"case {case_id}: attribute {name!r} value {raw!r} is not in input_text", key
+                        f"case {case_id}: attribute {name!r} value {raw!r} is not in input_text",
+                        key,
                     )
                 attributes[name] = raw
 

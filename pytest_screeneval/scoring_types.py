@@ -77,8 +77,9 @@ class Scorer(Protocol):
 
     def score(
         self, text: str, rubric: Rubric
-    ) -> Sequence[CriterionScore] | ScoreOutcome | Awaitable[Sequence[CriterionScore] | ScoreOutcome]:
-        ...
+    ) -> (
+        Sequence[CriterionScore] | ScoreOutcome | Awaitable[Sequence[CriterionScore] | ScoreOutcome]
+    ): ...
 
 
 @dataclass(frozen=True)

@@ -54,7 +54,9 @@ class KeywordScorer:
 
     def score(self, text: str, rubric: Rubric) -> Sequence[CriterionScore]:
         folded = fold_ocr(text)
-        return [self._score_criterion(criterion, text, folded, rubric) for criterion in rubric.criteria]
+        return [
+            self._score_criterion(criterion, text, folded, rubric) for criterion in rubric.criteria
+        ]
 
     def _score_criterion(
         self, criterion: Criterion, text: str, folded: str, rubric: Rubric
@@ -91,4 +93,3 @@ def _quotes(text: str, keywords: Sequence[str]) -> list[str]:
 def make_scorer(rubric: Rubric) -> KeywordScorer:
     """Factory used by ``screeneval_scorer = keyword`` (the embedded default)."""
     return KeywordScorer(rubric)
-
