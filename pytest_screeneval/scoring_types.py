@@ -55,13 +55,27 @@ class ScorerIdentity:
 class ScorerError(Exception):
     """The scorer's answer cannot be used: a refusal, garbage, a missing criterion, off scale.
 
-    ``raw`` keeps what the scorer actually said, so the failure shows the real reason.
+    ``raw`` keeps what the scorer actually said, so the failure shows the real reason; a scorer that
+    calls a service also says how many attempts the call took and what it cost.
     """
 
-    def __init__(self, reason: str, raw: str = "") -> None:
+    def __init__(
+        self,
+        reason: str,
+        raw: str = "",
+        *,
+        attempts: int = 1,
+        served_model: str | None = None,
+        prompt_tokens: int = 0,
+        completion_tokens: int = 0,
+    ) -> None:
         super().__init__(reason)
         self.reason = reason
         self.raw = raw
+        self.attempts = attempts
+        self.served_model = served_model
+        self.prompt_tokens = prompt_tokens
+        self.completion_tokens = completion_tokens
 
 
 @runtime_checkable
