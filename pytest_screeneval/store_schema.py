@@ -1,0 +1,193 @@
+"""The run store's tables (DESIGN §5), as SQLAlchemy Core, in one ``MetaData``.
+
+Portable on purpose: every text is ``Text``, every timestamp is ISO-8601 text with its timezone
+and every structured value is JSON text, so a row reads back byte-identical from SQLite and from
+PostgreSQL. The Alembic revision ``0001`` creates exactly these tables; a test holds them equal.
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+__all__ = [
+    "ALEMBIC_VERSION_TABLE",
+    "SCHEMA_REVISION",
+    "acceptances",
+    "alembic_version",
+    "cases",
+    "expectations",
+    "metadata",
+    "ratings",
+    "reviews",
+    "rubrics",
+    "runs",
+    "scores",
+    "variants",
+]
+
+# The Alembic head this code reads and writes; bump it with every new migration script.
+SCHEMA_REVISION = "0001"
+ALEMBIC_VERSION_TABLE = "alembic_version"
+
+# Constraint names are explicit so migrations can refer to them on every backend.
+metadata = sa.MetaData(
+    naming_convention={
+        "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+        "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+        "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+        "pk": "pk_%(table_name)s",
+    }
+)
+
+rubrics = sa.Table(
+    "eval_rubrics",
+    metadata,
+    sa.Column("rubric_id", sa.Text, primary_key=True),
+    sa.Column("sha", sa.Text, primary_key=True),
+    sa.Column("version", sa.Text, nullable=False),
+    sa.Column("body", sa.Text, nullable=False),  # canonical JSON of Rubric.as_dict()
+    sa.Column("stored_at", sa.Text, nullable=False),
+    # the last sync that presented this rubric: "the latest rubric" is the last one synced
+    sa.Column("synced_at", sa.Text, nullable=False),
+)
+
+variants = sa.Table(
+    "eval_variants",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("sha", sa.Text, nullable=False, unique=True),
+    sa.Column("body", sa.Text, nullable=False),
+    sa.Column("stored_at", sa.Text, nullable=False),
+    sa.Column("synced_at", sa.Text, nullable=False),
+)
+
+cases = sa.Table(
+    "eval_cases",
+    metadata,
+    sa.Column("case_id", sa.Text, primary_key=True),
+    sa.Column("label", sa.Text, nullable=False),
+    sa.Column("slices", sa.Text, nullable=False),  # JSON list
+    sa.Column("rubric_id", sa.Text, nullable=False),
+    sa.Column("input_text", sa.Text, nullable=False),
+    sa.Column("input_sha256", sa.Text, nullable=False),
+    sa.Column("source", sa.Text, nullable=False),
+    sa.Column("attributes", sa.Text, nullable=False),  # JSON object
+    sa.Column("demographics", sa.Text, nullable=False),  # JSON object
+    sa.Column("xfail", sa.Text, nullable=False),  # JSON object
+    sa.Column("frozen_at", sa.Text, nullable=False),
+    sa.Column("retired_at", sa.Text, nullable=True),
+    sa.Column("retired_by", sa.Text, nullable=True),
+)
+
+expectations = sa.Table(
+    "eval_expectations",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("case_id", sa.Text, sa.ForeignKey("eval_cases.case_id"), nullable=False, index=True),
+    sa.Column("criterion", sa.Text, nullable=False),
+    sa.Column("expected", sa.Integer, nullable=False),
+    sa.Column("set_by", sa.Text, nullable=False),
+    sa.Column("set_at", sa.Text, nullable=False),
+    sa.Column("recorded_at", sa.Text, nullable=False),
+)
+
+ratings = sa.Table(
+    "eval_ratings",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("case_id", sa.Text, sa.ForeignKey("eval_cases.case_id"), nullable=False, index=True),
+    sa.Column("criterion", sa.Text, nullable=False),
+    sa.Column("rater", sa.Text, nullable=False),
+    # NULL records that the rater's rating was withdrawn from the case file
+    sa.Column("score", sa.Integer, nullable=True),
+    sa.Column("recorded_at", sa.Text, nullable=False),
+)
+
+runs = sa.Table(
+    "eval_runs",
+    metadata,
+    sa.Column("run_id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("scorer", sa.Text, nullable=False),
+    sa.Column("model_id", sa.Text, nullable=False),
+    sa.Column("served_model", sa.Text, nullable=True),
+    sa.Column("prompt_sha", sa.Text, nullable=False),
+    sa.Column("rubric_id", sa.Text, nullable=False),
+    sa.Column("rubric_sha", sa.Text, nullable=False),
+    sa.Column("temperature", sa.Float, nullable=False),
+    sa.Column("golden_sha", sa.Text, nullable=False),
+    sa.Column("status", sa.Text, nullable=False),
+    sa.Column("started_at", sa.Text, nullable=False),
+    sa.Column("finished_at", sa.Text, nullable=True),
+    sa.Column("plugin_version", sa.Text, nullable=False),
+    sa.Column("vcs_commit", sa.Text, nullable=True),
+    sa.Column("notes", sa.Text, nullable=False),
+    sa.Column("baseline_run_id", sa.Integer, sa.ForeignKey("eval_runs.run_id"), nullable=True),
+    sa.Column("selection", sa.Text, nullable=False),
+    sa.Column("config", sa.Text, nullable=False),  # JSON object
+    sa.Column("host", sa.Text, nullable=False),
+    sa.Column("pid", sa.Integer, nullable=False),
+    sa.CheckConstraint(
+        "status IN ('running', 'complete', 'interrupted')", name="ck_eval_runs_status"
+    ),
+)
+
+scores = sa.Table(
+    "eval_scores",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("run_id", sa.Integer, sa.ForeignKey("eval_runs.run_id"), nullable=False, index=True),
+    sa.Column("case_id", sa.Text, nullable=False),
+    sa.Column("variant_key", sa.Text, nullable=False),  # '' for the original text
+    sa.Column("repeat_index", sa.Integer, nullable=False),
+    sa.Column("criterion", sa.Text, nullable=False),
+    sa.Column("score", sa.Integer, nullable=True),
+    sa.Column("rationale", sa.Text, nullable=False),
+    sa.Column("evidence", sa.Text, nullable=False),  # JSON list
+    sa.Column("confidence", sa.Float, nullable=True),
+    sa.Column("latency_ms", sa.Float, nullable=False),
+    sa.Column("attempts", sa.Integer, nullable=False),
+    sa.Column("error", sa.Text, nullable=True),
+    sa.Column("input_sha256", sa.Text, nullable=False),
+    sa.Column("prompt_tokens", sa.Integer, nullable=False),
+    sa.Column("completion_tokens", sa.Integer, nullable=False),
+    sa.Column("reused_from_run", sa.Integer, nullable=True),
+    sa.UniqueConstraint("run_id", "case_id", "variant_key", "repeat_index", "criterion"),
+)
+
+acceptances = sa.Table(
+    "eval_acceptances",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("run_id", sa.Integer, sa.ForeignKey("eval_runs.run_id"), nullable=False, unique=True),
+    sa.Column("accepted_by", sa.Text, nullable=False),
+    sa.Column("accepted_at", sa.Text, nullable=False),
+    sa.Column("note", sa.Text, nullable=False),
+    sa.Column("previous_baseline_run_id", sa.Integer, nullable=True),
+    sa.Column("forced", sa.Boolean, nullable=False),
+)
+
+reviews = sa.Table(
+    "eval_reviews",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("run_id", sa.Integer, sa.ForeignKey("eval_runs.run_id"), nullable=False),
+    sa.Column("case_id", sa.Text, nullable=False),
+    sa.Column("target", sa.Text, nullable=False),  # a criterion name or 'decision'
+    sa.Column("baseline_run_id", sa.Integer, sa.ForeignKey("eval_runs.run_id"), nullable=False),
+    sa.Column("before", sa.Text, nullable=False),
+    sa.Column("after", sa.Text, nullable=False),
+    sa.Column("reviewed_by", sa.Text, nullable=False),
+    sa.Column("reviewed_at", sa.Text, nullable=False),
+    sa.Column("note", sa.Text, nullable=False),
+    sa.Index("ix_eval_reviews_baseline_case", "baseline_run_id", "case_id"),
+)
+
+# Alembic's own bookkeeping table, declared here so the store can stamp a fresh database and
+# read its revision without importing Alembic (opening a store stays cheap).
+_alembic_metadata = sa.MetaData()
+alembic_version = sa.Table(
+    ALEMBIC_VERSION_TABLE,
+    _alembic_metadata,
+    sa.Column("version_num", sa.String(32), nullable=False),
+    sa.PrimaryKeyConstraint("version_num", name="alembic_version_pkc"),
+)
