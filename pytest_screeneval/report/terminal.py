@@ -1,0 +1,140 @@
+"""The terminal summary printed after pytest's own (DESIGN §8)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..session import RunSummary, ScreenevalSession
+
+__all__ = ["render", "table"]
+
+MOVEMENTS_SHOWN = 10
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[object]], indent: str = "  ") -> list[str]:
+    """Left-aligned first column, right-aligned numbers; plain text, no colours."""
+    cells = [[str(h) for h in headers]] + [[_cell(v) for v in row] for row in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+    lines = []
+    for row in cells:
+        parts = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)]
+        lines.append(indent + "  ".join(parts).rstrip())
+    return lines
+
+
+def _cell(value: object) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.1f}"
+    return str(value)
+
+
+def _signed(value: float | None) -> str:
+    return "-" if value is None else f"{value:+.1f}"
+
+
+def identity_lines(summary: RunSummary) -> list[str]:
+    ident = summary.identity
+    lines = [
+        f"run {summary.run_id} ({summary.status}) · scorer {ident['name']} · model "
+        f"{ident['model_id']}"
+        + (f" (served: {', '.join(summary.served_models)})" if summary.served_models else "")
+        + f" · prompt {str(ident['prompt_sha'])[:12]} · rubric {str(ident['rubric_sha'])[:12]} · "
+        f"temperature {ident['temperature']}"
+    ]
+    base = summary.baseline
+    if base is None:
+        lines.append("baseline: none accepted yet (accept a run with --screeneval-accept)")
+    else:
+        acc = base.accepted
+        who = f", accepted by {acc.accepted_by} on {acc.accepted_at[:10]}" if acc else ""
+        note = f' ("{acc.note}")' if acc and acc.note else ""
+        lines.append(f"baseline: run {base.run_id} · {base.scorer} · model {base.model_id}{who}{note}")
+    return lines
+
+
+def render(summary: RunSummary, session: ScreenevalSession | None = None) -> list[str]:
+    lines = ["", "=" * 30 + " screeneval " + "=" * 30]
+    lines += identity_lines(summary)
+    sel = summary.selection
+    kinds = ", ".join(f"{n} {k}" for k, n in sorted(sel.items()) if k not in ("cases", "of_cases"))
+    lines.append(f"selection: {sel['cases']} of {sel['of_cases']} cases; items: {kinds}")
+    calls = summary.calls
+    lines.append(
+        f"scorer calls: {calls['scored']} scored, {calls['reused']} reused, "
+        f"{calls['deduplicated']} identical texts shared; {calls['needed_retries']} needed "
+        f"retries ({calls['attempts']} attempts); tokens {calls['prompt_tokens']} prompt + "
+        f"{calls['completion_tokens']} completion; {summary.errors} scorer errors; "
+        f"{summary.duration_s:.1f} s"
+    )
+    for warning in summary.warnings:
+        lines.append(f"warning: {warning}")
+
+    lines += ["", "Agreement by criterion (worst first; contested items counted apart)"]
+    lines += table(
+        ["criterion", "cases", "exact", "%", "within %", "MAE", "change", "contested in range"],
+        [[r.criterion, r.cases, r.exact, r.exact_pct, r.within_pct, f"{r.mae:.2f}",
+          _signed(r.change), f"{r.contested_within_range}/{r.contested}"]
+         for r in summary.agreement],
+    )
+    lines += ["", f"Agreement by slice (worst first; slices under n={summary.slice_min_n} shown, not gated)"]
+    lines += table(
+        ["slice", "cases", "items", "within %", "95% CI", "gated"],
+        [[s.slice, s.cases, s.items, s.pct, f"{s.ci_low:.0f}–{s.ci_high:.0f}",
+          "yes" if s.cases >= summary.slice_min_n else "no"] for s in summary.slices],
+    )
+    if summary.baseline is not None:
+        lines += ["", f"Movements against run {summary.baseline.run_id}: {len(summary.movements)}"]
+        if summary.movements:
+            lines += table(
+                ["case", "criterion", "before", "after", "delta"],
+                [[m.case_id, m.criterion, m.before, m.after, f"{m.delta:+d}"]
+                 for m in summary.movements[:MOVEMENTS_SHOWN]],
+            )
+            if len(summary.movements) > MOVEMENTS_SHOWN:
+                lines.append(f"  ... and {len(summary.movements) - MOVEMENTS_SHOWN} more")
+        lines.append(f"Crossings (decision flips): {len(summary.crossings)}")
+        if summary.crossings:
+            lines += table(
+                ["case", "before", "after", "reviewed by"],
+                [[c.case_id, f"{c.before_overall:.1f} {c.before}", f"{c.after_overall:.1f} {c.after}",
+                  summary.reviewed_crossings.get(c.case_id, "NOT REVIEWED")] for c in summary.crossings],
+            )
+    if summary.counterfactual:
+        lines += ["", "Counterfactual gaps (overall points)"]
+        lines += table(
+            ["attribute", "cases", "mean", "worst", "worst case", "values"],
+            [[a, v["n_cases"], v["mean_gap"], v["worst_gap"], v["worst_case"],
+              " vs ".join(v["worst_values"])] for a, v in summary.counterfactual.items()],
+        )
+    if summary.perturbation:
+        lines += ["", "Perturbation shifts (overall points)"]
+        lines += table(
+            ["kind", "cases", "mean", "worst", "worst case"],
+            [[k, v["n_cases"], v["mean_shift"], v["worst_shift"], v["worst_case"]]
+             for k, v in summary.perturbation.items()],
+        )
+    if summary.consistency is not None:
+        c = summary.consistency
+        lines += ["", f"Self-consistency over {c.repeats} repeats: {c.disagreeing} of {c.items} "
+                      f"items differ ({c.pct:.1f}%)"]
+        for case_id, criterion, values in c.examples[:5]:
+            lines.append(f"  {case_id} · {criterion}: {', '.join(map(str, values))}")
+    lines += ["", "Gates"]
+    lines += table(
+        ["gate", "value", "limit", "n", "status", "detail"],
+        [[g.name, g.value, g.limit, g.n, g.status, g.detail] for g in summary.gates],
+    )
+    failed = [g.name for g in summary.gates if g.failed]
+    lines.append(f"gates: {len(failed)} failed" + (f" ({', '.join(failed)})" if failed else ""))
+    if summary.accepted:
+        acc = summary.accepted
+        forced = " (forced)" if acc.get("forced") else ""
+        lines.append(f"accepted: run {summary.run_id} is the new baseline{forced}, accepted by "
+                     f"{acc['accepted_by']} at {acc['accepted_at']}")
+    if session is not None and session.acceptance_error:
+        lines.append(f"not accepted: {session.acceptance_error}")
+    return lines

@@ -1,0 +1,799 @@
+"""One evaluation session: the golden set, the store, the scorer, the run and its results.
+
+The plugin keeps exactly one of these in ``config.stash`` and adapts pytest objects to the plain
+values it takes. Nothing here imports pytest, so ``screeneval`` commands and tests can drive it too.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from . import __version__
+from .counterfactual import case_variants, variant_key
+from .errors import GoldenSetError, ScreenevalError
+from .gates import GateInputs, GateLimits, GateResult, evaluate_gates
+from .golden import (
+    Case,
+    GoldenSet,
+    Rubric,
+    Variants,
+    load_case_file,
+    load_rubric,
+    load_variants,
+    sha256_text,
+)
+from .metrics import (
+    CriterionAgreement,
+    Crossing,
+    Movement,
+    SelfConsistency,
+    SliceAgreement,
+    compared_items,
+    criterion_agreement,
+    crossings,
+    movements,
+    overall_by_case,
+    self_consistency,
+    slice_agreement,
+)
+from .options import Settings
+from .rationale import rationale_flags
+from .scoring import JobResult, ScoringJob, load_scorer_factory, run_jobs
+from .scoring_types import Scorer
+from .store import RunRecord, ScoreRow, Store, default_url
+from .verdicts import (
+    BaselineInfo,
+    CriterionEvidence,
+    ReviewInfo,
+    Tolerances,
+    Verdict,
+    criterion_verdict,
+    decision_verdict,
+)
+
+__all__ = ["ItemNeed", "RunSummary", "ScreenevalSession"]
+
+ORIGINAL = ""
+FLUSH_EVERY_ROWS = 500
+FLUSH_EVERY_SECONDS = 1.0
+
+
+@dataclass(frozen=True)
+class ItemNeed:
+    """What one selected item needs scored before the run starts."""
+
+    case_id: str
+    kind: str  # "criterion" | "decision" | "counterfactual" | "perturbation"
+    target: str  # criterion name, "decision", attribute name or perturbation kind
+
+
+@dataclass
+class RunSummary:
+    """Everything the reports show, as plain values."""
+
+    run_id: int
+    status: str
+    identity: dict[str, object]
+    served_models: tuple[str, ...]
+    baseline: RunRecord | None
+    selection: dict[str, int]
+    agreement: list[CriterionAgreement]
+    slices: list[SliceAgreement]
+    movements: list[Movement]
+    crossings: list[Crossing]
+    reviewed_crossings: dict[str, str]
+    counterfactual: dict[str, dict[str, object]]
+    perturbation: dict[str, dict[str, object]]
+    consistency: SelfConsistency | None
+    gates: list[GateResult]
+    calls: dict[str, int]
+    errors: int
+    duration_s: float
+    slice_min_n: int
+    accepted: dict[str, object] | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+def _vcs_commit(rootdir: Path) -> str | None:
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=rootdir, capture_output=True, text=True, timeout=5
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+class ScreenevalSession:
+    def __init__(
+        self,
+        settings: Settings,
+        rootdir: Path,
+        *,
+        db_url: str | None = None,
+        scorer_override: Callable[[Rubric], Scorer | None] | None = None,
+        reuse: bool = False,
+        notes: str = "",
+        option_getter: Callable[[object], object | None] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.rootdir = rootdir
+        self.cases_dir = (rootdir / settings.cases).resolve()
+        self.db_url = db_url or settings.db or os.environ.get("SCREENEVAL_DB") or default_url(rootdir)
+        self.scorer_override = scorer_override
+        self.reuse = reuse
+        self.notes = notes
+        self.store: Store | None = None
+        self.rubric: Rubric
+        self.variants: Variants
+        self.cases: dict[str, Case] = {}
+        self.case_paths: dict[str, str] = {}
+        self.frozen: dict[str, tuple[str, str]] = {}
+        self.scorer: Scorer | None = None
+        self.run_id: int | None = None
+        self.baseline: RunRecord | None = None
+        self.baseline_info: BaselineInfo | None = None
+        self.baseline_scores: dict[tuple[str, str], int | None] = {}
+        self.results: dict[tuple[str, str, int], JobResult] = {}
+        self.cache: dict[tuple[str, int], JobResult] = {}
+        self.needs: list[ItemNeed] = []
+        self.pending_rows: list[ScoreRow] = []
+        self.last_flush = time.monotonic()
+        self.started = time.monotonic()
+        self.warnings: list[str] = []
+        self.counterfactual_gaps: dict[str, dict[str, dict[str, object]]] = defaultdict(dict)
+        self.perturbation_shifts: dict[str, dict[str, dict[str, object]]] = defaultdict(dict)
+        self.finished = False
+        self.summary: RunSummary | None = None
+        self.option_getter = option_getter
+        self.golden_only = False
+        self.verdicts: dict[str, tuple[str, Verdict]] = {}
+        self.acceptance_error: str | None = None
+
+    # ---------------------------------------------------------------- set-up
+
+    def open(self) -> None:
+        """Open the store and read the rubric and variants; errors are one sentence."""
+        self.store = Store.open(self.db_url)
+        for run_id in self.store.mark_abandoned_runs():
+            self.warnings.append(f"run {run_id} was left running by a process that is gone; "
+                                 "it is now marked interrupted")
+        if self.settings.source == "db":
+            golden = self.store.load_golden_set()
+            self.rubric, self.variants = golden.rubric, golden.variants
+            for case in golden.active_cases:
+                self.cases[case.id] = case
+                self.case_paths[case.id] = f"db:{case.id}"
+        else:
+            shown = self._shown(self.cases_dir)
+            if not self.cases_dir.is_dir():
+                raise GoldenSetError(f"{shown}: the golden set folder does not exist "
+                                     "(set ini screeneval_cases).")
+            self.rubric = load_rubric(self.cases_dir / "rubric.yaml", f"{shown}/rubric.yaml")
+            self.variants = load_variants(self.cases_dir / "variants.yaml", f"{shown}/variants.yaml")
+        self.frozen = self.store.frozen_cases()
+        self.baseline = self.store.baseline(self.rubric.id)
+        if self.baseline is not None:
+            acceptance = self.baseline.accepted
+            self.baseline_info = BaselineInfo(
+                self.baseline.run_id,
+                acceptance.accepted_by if acceptance else "?",
+                acceptance.accepted_at if acceptance else "",
+            )
+            self.baseline_scores = {
+                (row.case_id, row.criterion): row.score
+                for row in self.store.scores(self.baseline.run_id)
+                if row.variant_key == ORIGINAL and row.repeat_index == 0
+            }
+
+    def _shown(self, path: Path) -> str:
+        try:
+            return path.relative_to(self.rootdir).as_posix()
+        except ValueError:
+            return str(path)
+
+    def load_case(self, path: Path) -> Case:
+        """Load one case file, refusing a duplicate id or a changed frozen text."""
+        shown = self._shown(path)
+        case = load_case_file(path, self.rubric, shown, self.variants)
+        if case.id in self.case_paths and self.case_paths[case.id] != shown:
+            raise GoldenSetError(
+                f"{shown}: duplicate case id {case.id!r}, already used in {self.case_paths[case.id]}."
+            )
+        frozen = self.frozen.get(case.id)
+        if frozen is not None and frozen[0] != case.input_sha256:
+            raise GoldenSetError(
+                f"{shown}: case {case.id} changed its frozen input_text (frozen on "
+                f"{frozen[1][:10]} as sha256 {frozen[0][:12]}, now {case.input_sha256[:12]}); "
+                "retire it (screeneval cases retire) and add the new text under a new id."
+            )
+        self.case_paths[case.id] = shown
+        self.cases[case.id] = case
+        return case
+
+    def is_case_file(self, path: Path) -> bool:
+        return (
+            self.settings.source == "yaml"
+            and path.suffix in (".yaml", ".yml")
+            and path.parent.parent == self.cases_dir
+        )
+
+    def golden_set(self) -> GoldenSet:
+        return GoldenSet(self.rubric, self.variants, tuple(self.cases.values()),
+                         self._shown(self.cases_dir))
+
+    # ---------------------------------------------------------------- scoring
+
+    def _resolve_scorer(self) -> Scorer:
+        if self.scorer_override is not None:
+            scorer = self.scorer_override(self.rubric)
+            if scorer is not None:
+                return scorer
+        factory = load_scorer_factory(self.settings.scorer)
+        try:
+            return factory(self.rubric)
+        except ScreenevalError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a user's factory; say what it raised
+            raise ScreenevalError(
+                f"The scorer factory {self.settings.scorer!r} raised {type(exc).__name__}: {exc}."
+            ) from None
+
+    def prepare_scorer(self) -> None:
+        """Resolve the scorer before collection, so a refused scorer stops the session early."""
+        self.scorer = self._resolve_scorer()
+
+    @property
+    def scored_inputs(self) -> int:
+        return sum(1 for r in self.results.values() if not r.cached and r.reused_from_run is None)
+
+    def jobs_for(self, needs: Iterable[ItemNeed]) -> list[ScoringJob]:
+        jobs: dict[tuple[str, str, int], ScoringJob] = {}
+        for need in needs:
+            case = self.cases[need.case_id]
+            if need.kind == "criterion":
+                for repeat in range(self.settings.repeat):
+                    jobs[(case.id, ORIGINAL, repeat)] = ScoringJob(
+                        case.id, ORIGINAL, repeat, case.input_text, case.input_sha256)
+            elif need.kind in ("decision", "perturbation"):
+                jobs[(case.id, ORIGINAL, 0)] = ScoringJob(
+                    case.id, ORIGINAL, 0, case.input_text, case.input_sha256)
+            elif need.kind == "counterfactual":
+                for value, variant in case_variants(case, self.variants).get(need.target, []):
+                    key = variant_key(need.target, value.value)
+                    jobs[(case.id, key, 0)] = ScoringJob(
+                        case.id, key, 0, variant.input_text, variant.input_sha256)
+        return list(jobs.values())
+
+    def start(self, needs: Sequence[ItemNeed], selection: str,
+              progress: Callable[[int, int], None] | None = None) -> None:
+        """Sync the golden set, open a run and score every input the selected items need."""
+        assert self.store is not None
+        self.needs = list(needs)
+        selected_ids = {need.case_id for need in needs}
+        if self.settings.source == "yaml" and self.cases:
+            self.store.sync_golden_set(self.golden_set())
+        if self.scorer is None:
+            self.scorer = self._resolve_scorer()
+        golden_sha = self.golden_set().sha
+        self.run_id = self.store.start_run(
+            identity=self.scorer.identity,
+            rubric_id=self.rubric.id,
+            golden_sha=golden_sha,
+            plugin_version=__version__,
+            vcs_commit=_vcs_commit(self.rootdir),
+            notes=self.notes,
+            baseline_run_id=self.baseline.run_id if self.baseline else None,
+            selection=selection,
+            config={k: v for k, v in vars(self.settings).items()} | {
+                "cases_selected": len(selected_ids),
+                "python": sys.version.split()[0],
+            },
+        )
+        jobs = self.jobs_for(needs)
+        reused = self._reuse(jobs) if self.reuse else {}
+        for result in reused.values():
+            self._record(result)
+        todo = [job for job in jobs if (job.case_id, job.variant_key, job.repeat_index) not in reused]
+        done = [0]
+        total = len(todo)
+
+        def on_result(result: JobResult) -> None:
+            self._record(result)
+            done[0] += 1
+            if progress is not None:
+                progress(done[0], total)
+
+        run_jobs(
+            self.scorer, self.rubric, self._dedupe(todo, on_result),
+            concurrency=self.settings.concurrency, timeout=self.settings.timeout,
+            on_result=on_result,
+        )
+        self.flush(force=True)
+
+    def _dedupe(self, jobs: list[ScoringJob], on_result: Callable[[JobResult], None]) -> list[ScoringJob]:
+        """Identical texts (a variant equal to the original) are scored once per repeat."""
+        unique: dict[tuple[str, int], ScoringJob] = {}
+        self._twins: dict[tuple[str, int], list[ScoringJob]] = defaultdict(list)
+        for job in jobs:
+            key = (job.input_sha256, job.repeat_index)
+            if key in unique:
+                self._twins[key].append(job)
+            else:
+                unique[key] = job
+        return list(unique.values())
+
+    def _reuse(self, jobs: Sequence[ScoringJob]) -> dict[tuple[str, str, int], JobResult]:
+        assert self.store is not None and self.scorer is not None
+        previous = self.store.latest_complete_run(identity=self.scorer.identity)
+        if previous is None:
+            self.warnings.append("--screeneval-reuse found no complete run with this scorer "
+                                 "identity; every input was scored afresh")
+            return {}
+        by_input: dict[tuple[str, int], list[ScoreRow]] = defaultdict(list)
+        for row in self.store.scores(previous.run_id):
+            if row.error is None:
+                by_input[(row.input_sha256, row.repeat_index)].append(row)
+        from .scoring_types import CriterionScore
+        reused: dict[tuple[str, str, int], JobResult] = {}
+        for job in jobs:
+            rows = by_input.get((job.input_sha256, job.repeat_index))
+            if not rows or {r.criterion for r in rows} != set(self.rubric.criterion_names):
+                continue
+            scores = {
+                r.criterion: CriterionScore(r.criterion, r.score or 0, r.rationale, r.evidence,
+                                            r.confidence)
+                for r in rows
+            }
+            reused[(job.case_id, job.variant_key, job.repeat_index)] = JobResult(
+                job, tuple(scores.values()), {}, 0.0, 0, previous.served_model,
+                reused_from_run=previous.run_id, by_criterion=scores)
+        return reused
+
+    def _record(self, result: JobResult) -> None:
+        job = result.job
+        twins = getattr(self, "_twins", {}).get((job.input_sha256, job.repeat_index), [])
+        for target in (job, *twins):
+            copy = result if target is job else replace(result, job=target, cached=True)
+            self.results[(target.case_id, target.variant_key, target.repeat_index)] = copy
+            self.cache.setdefault((target.input_sha256, target.repeat_index), copy)
+            self._queue_rows(copy)
+        self.flush()
+
+    def _queue_rows(self, result: JobResult) -> None:
+        assert self.run_id is not None
+        job = result.job
+        for criterion in self.rubric.criterion_names:
+            score = result.by_criterion.get(criterion)
+            self.pending_rows.append(
+                ScoreRow(
+                    run_id=self.run_id,
+                    case_id=job.case_id,
+                    variant_key=job.variant_key,
+                    repeat_index=job.repeat_index,
+                    criterion=criterion,
+                    score=score.score if score else None,
+                    rationale=score.rationale if score else "",
+                    evidence=tuple(score.evidence) if score else (),
+                    confidence=score.confidence if score else None,
+                    latency_ms=result.latency_ms,
+                    attempts=result.attempts,
+                    error=result.error_for(criterion),
+                    input_sha256=job.input_sha256,
+                    prompt_tokens=result.prompt_tokens if criterion == self.rubric.criterion_names[0] else 0,
+                    completion_tokens=result.completion_tokens if criterion == self.rubric.criterion_names[0] else 0,
+                    reused_from_run=result.reused_from_run,
+                )
+            )
+
+    def flush(self, force: bool = False) -> None:
+        """Write queued score rows in one batch: every 500 rows, every second, or when forced."""
+        if not self.pending_rows or self.store is None:
+            return
+        due = len(self.pending_rows) >= FLUSH_EVERY_ROWS or (
+            time.monotonic() - self.last_flush >= FLUSH_EVERY_SECONDS)
+        if force or due:
+            rows, self.pending_rows = self.pending_rows, []
+            self.store.write_scores(rows)
+            self.last_flush = time.monotonic()
+
+    def score_text(self, case: Case, variant: str, text: str) -> JobResult:
+        """Score one extra text (a perturbation) through the run's cache, and record it."""
+        assert self.scorer is not None
+        sha = sha256_text(text)
+        cached = self.cache.get((sha, 0))
+        if cached is not None:
+            return cached
+        job = ScoringJob(case.id, variant, 0, text, sha)
+        [result] = run_jobs(self.scorer, self.rubric, [job], concurrency=1,
+                            timeout=self.settings.timeout)
+        self.cache[(sha, 0)] = result
+        self.results.setdefault((case.id, variant, 0), result)
+        self._queue_rows(result)
+        self.flush()
+        return result
+
+    # ---------------------------------------------------------------- verdicts
+
+    def _tolerances(self) -> Tolerances:
+        s = self.settings
+        return Tolerances(s.expected_tolerance, s.movement_tolerance, s.contested_max_confidence,
+                          s.rationale_flags == "fail")
+
+    def _review(self, case_id: str, target: str, before: str, after: str) -> ReviewInfo | None:
+        if self.store is None or self.baseline is None:
+            return None
+        review = self.store.find_review(case_id=case_id, target=target,
+                                        baseline_run_id=self.baseline.run_id,
+                                        before=before, after=after)
+        if review is None:
+            return None
+        return ReviewInfo(review.reviewed_by, review.reviewed_at, review.note)
+
+    def served_model_mismatch(self, result: JobResult) -> str | None:
+        assert self.scorer is not None
+        requested = self.scorer.identity.model_id
+        served = result.served_model
+        if served and served != requested:
+            return f"the scorer asked for model {requested!r} but was served {served!r}"
+        return None
+
+    def evidence(self, case: Case, criterion: str, repeat: int = 0) -> CriterionEvidence:
+        result = self.results.get((case.id, ORIGINAL, repeat))
+        if result is None:
+            return CriterionEvidence(None, "", None, "this input was not scored", ())
+        score = result.by_criterion.get(criterion)
+        error = result.error_for(criterion)
+        flags: tuple[str, ...] = ()
+        if score is not None:
+            flags = tuple(rationale_flags(case.input_text, criterion, score.score,
+                                          score.rationale, tuple(score.evidence)))
+        return CriterionEvidence(
+            score.score if score else None,
+            score.rationale if score else "",
+            score.confidence if score else None,
+            error,
+            flags,
+            self.served_model_mismatch(result),
+        )
+
+    def criterion_verdict(self, case_id: str, criterion: str) -> Verdict:
+        case = self.cases[case_id]
+        evidence = self.evidence(case, criterion)
+        before = self.baseline_scores.get((case_id, criterion))
+        review = None
+        if before is not None and evidence.score is not None and before != evidence.score:
+            review = self._review(case_id, criterion, str(before), str(evidence.score))
+        return criterion_verdict(case, criterion, evidence, self._tolerances(),
+                                 self.baseline_info, before, review)
+
+    def current_table(self, variant: str = ORIGINAL, repeat: int = 0) -> dict[tuple[str, str], int | None]:
+        table: dict[tuple[str, str], int | None] = {}
+        for (case_id, variant_key_, repeat_index), result in self.results.items():
+            if variant_key_ != variant or repeat_index != repeat:
+                continue
+            for criterion in self.rubric.criterion_names:
+                score = result.by_criterion.get(criterion)
+                table[(case_id, criterion)] = score.score if score else None
+        return table
+
+    def overall_of(self, result: JobResult) -> float | None:
+        if all(name in result.by_criterion for name in self.rubric.criterion_names):
+            return self.rubric.overall({k: v.score for k, v in result.by_criterion.items()})
+        return None
+
+    def decision_verdict(self, case_id: str) -> Verdict:
+        case = self.cases[case_id]
+        result = self.results.get((case_id, ORIGINAL, 0))
+        overall = self.overall_of(result) if result else None
+        missing = [n for n in self.rubric.criterion_names
+                   if result is None or n not in result.by_criterion]
+        baseline_overall = None
+        if self.baseline is not None:
+            before = {c: self.baseline_scores.get((case_id, c)) for c in self.rubric.criterion_names}
+            if all(v is not None for v in before.values()):
+                baseline_overall = self.rubric.overall(before)  # type: ignore[arg-type]
+        review = None
+        if overall is not None and baseline_overall is not None:
+            b, a = self.rubric.decision(baseline_overall), self.rubric.decision(overall)
+            if a != b:
+                review = self._review(case_id, "decision", b, a)
+        return decision_verdict(case, self.rubric, overall, missing, self.baseline_info,
+                                baseline_overall, review)
+
+    def record_verdict(self, nodeid: str, kind: str, verdict: Verdict) -> None:
+        self.verdicts[nodeid] = (kind, verdict)
+
+    # ---------------------------------------------------------------- finish
+
+    def session_failed(self) -> bool:
+        """A failed gate, or an acceptance that was asked for and refused."""
+        failed_gates = self.summary is not None and any(g.failed for g in self.summary.gates)
+        return failed_gates or self.acceptance_error is not None
+
+    def accept_run(self, *, by: str, note: str, force: bool) -> None:
+        """Accept this run as the baseline unless a gate failed or a crossing is unreviewed."""
+        assert self.store is not None and self.run_id is not None and self.summary is not None
+        blockers = [g.name for g in self.summary.gates if g.failed]
+        try:
+            if blockers and not force:
+                raise ScreenevalError(
+                    f"Run {self.run_id} was not accepted: failed gate(s) {', '.join(blockers)}; "
+                    "fix them, or force with --screeneval-force-accept and a note."
+                )
+            acceptance = self.store.accept(self.run_id, by=by, note=note, forced=bool(blockers))
+        except ScreenevalError as exc:
+            self.acceptance_error = str(exc)
+            return
+        self.summary.accepted = {
+            "accepted_by": acceptance.accepted_by,
+            "accepted_at": acceptance.accepted_at,
+            "note": acceptance.note,
+            "forced": acceptance.forced,
+            "previous_baseline_run_id": acceptance.previous_baseline_run_id,
+        }
+
+    def finish(self, status: str) -> None:
+        """Write what is queued and close the run as complete or interrupted."""
+        if self.finished or self.store is None or self.run_id is None:
+            return
+        self.finished = True
+        try:
+            self.flush(force=True)
+        finally:
+            served = sorted({r.served_model for r in self.results.values() if r.served_model})
+            self.store.finish_run(self.run_id, status=status,
+                                  served_model=", ".join(served) or None)
+
+    def close(self) -> None:
+        if self.store is not None:
+            self.store.close()
+
+    def summarize(self, selected_items: Mapping[str, int]) -> RunSummary:
+        """Compute every table and gate of the run (DESIGN §7–8)."""
+        assert self.run_id is not None and self.store is not None and self.scorer is not None
+        s = self.settings
+        selected_cases = sorted({need.case_id for need in self.needs})
+        cases = [self.cases[c] for c in selected_cases]
+        criterion_needs = {(n.case_id, n.target) for n in self.needs if n.kind == "criterion"}
+        table = {k: v for k, v in self.current_table().items() if k in criterion_needs}
+        baseline_table = (
+            {k: v for k, v in self.baseline_scores.items() if k in criterion_needs}
+            if self.baseline else None
+        )
+        agreement = criterion_agreement(cases, self.rubric, table, s.expected_tolerance, baseline_table)
+        slices = slice_agreement(cases, table, s.expected_tolerance)
+        moved = movements(table, baseline_table) if baseline_table is not None else []
+        unreviewed_moved = [
+            m for m in moved
+            if abs(m.delta) > s.movement_tolerance
+            and self._review(m.case_id, m.criterion, str(m.before), str(m.after)) is None
+        ]
+        decision_ids = {n.case_id for n in self.needs if n.kind == "decision"}
+        full_table = {k: v for k, v in self.current_table().items() if k[0] in decision_ids}
+        flips = (
+            crossings(self.rubric, full_table,
+                      {k: v for k, v in self.baseline_scores.items() if k[0] in decision_ids})
+            if self.baseline else []
+        )
+        reviewed_flips = {}
+        for flip in flips:
+            review = self._review(flip.case_id, "decision", flip.before, flip.after)
+            if review is not None:
+                reviewed_flips[flip.case_id] = review.reviewed_by
+        consistency = None
+        if s.repeat > 1:
+            repeated: dict[tuple[str, str], list[int | None]] = defaultdict(list)
+            for (case_id, variant, _repeat), result in sorted(self.results.items()):
+                if variant != ORIGINAL:
+                    continue
+                for criterion in self.rubric.criterion_names:
+                    if (case_id, criterion) in criterion_needs:
+                        score = result.by_criterion.get(criterion)
+                        repeated[(case_id, criterion)].append(score.score if score else None)
+            consistency = self_consistency(repeated, s.repeat)
+        protected = 0
+        rationale_items = 0
+        for case_id, criterion in criterion_needs:
+            evidence = self.evidence(self.cases[case_id], criterion)
+            if evidence.score is not None:
+                rationale_items += 1
+                protected += "protected-attribute" in evidence.flags
+        counterfactual = self.counterfactual_summary()
+        perturbation = self.perturbation_summary()
+        gate_inputs = GateInputs(
+            agreement=agreement,
+            has_baseline=self.baseline is not None,
+            moved=len(unreviewed_moved),
+            compared=compared_items(table, baseline_table) if baseline_table is not None else 0,
+            slices=slices,
+            slice_min_n=s.slice_min_n,
+            counterfactual_worst={
+                a: (float(v["worst_gap"]), float(v["mean_gap"]), int(v["n_cases"]),
+                    f"{v['worst_case']} ({' vs '.join(v['worst_values'])})")
+                for a, v in counterfactual.items()
+            },
+            perturbation_worst={
+                k: (float(v["worst_shift"]), int(v["n_cases"]), str(v["worst_case"]))
+                for k, v in perturbation.items()
+            },
+            consistency=consistency,
+            protected_flags=protected,
+            rationale_items=rationale_items,
+            unreviewed_crossings=len(flips) - len(reviewed_flips),
+            crossings=len(flips),
+        )
+        limits = GateLimits(s.max_agreement_drop, s.max_moved_share, s.min_worst_slice, s.max_gap,
+                            s.max_perturbation_shift, s.max_self_disagreement)
+        gates = evaluate_gates(gate_inputs, limits)
+        results = list(self.results.values())
+        calls = {
+            "scored": sum(1 for r in results if not r.cached and r.reused_from_run is None),
+            "reused": sum(1 for r in results if r.reused_from_run is not None),
+            "deduplicated": sum(1 for r in results if r.cached),
+            "needed_retries": sum(1 for r in results if r.attempts > 1),
+            "attempts": sum(r.attempts for r in results if not r.cached),
+            "prompt_tokens": sum(r.prompt_tokens for r in results if not r.cached),
+            "completion_tokens": sum(r.completion_tokens for r in results if not r.cached),
+        }
+        errors = sum(1 for r in results for c in self.rubric.criterion_names if r.error_for(c))
+        run = self.store.get_run(self.run_id)
+        self.summary = RunSummary(
+            run_id=self.run_id,
+            status=run.status,
+            identity=self.scorer.identity.as_dict(),
+            served_models=tuple(sorted({r.served_model for r in results if r.served_model})),
+            baseline=self.baseline,
+            selection={"cases": len(selected_cases), "of_cases": len(self.cases), **selected_items},
+            agreement=agreement,
+            slices=slices,
+            movements=moved,
+            crossings=flips,
+            reviewed_crossings=reviewed_flips,
+            counterfactual=counterfactual,
+            perturbation=perturbation,
+            consistency=consistency,
+            gates=gates,
+            calls=calls,
+            errors=errors,
+            duration_s=time.monotonic() - self.started,
+            slice_min_n=s.slice_min_n,
+            warnings=list(self.warnings),
+        )
+        return self.summary
+
+    def counterfactual_verdict(self, case_id: str, attribute: str) -> Verdict:
+        """Score gap across the attribute's values; records the gap for the session's summary."""
+        case = self.cases[case_id]
+        values = case_variants(case, self.variants).get(attribute, [])
+        overall: dict[str, float] = {}
+        per_criterion: dict[str, dict[str, int]] = defaultdict(dict)
+        problems = []
+        for value, _variant in values:
+            key = variant_key(attribute, value.value)
+            shown = "none" if value.value is None else value.value
+            result = self.results.get((case_id, key, 0))
+            if result is None or self.overall_of(result) is None:
+                reason = "not scored" if result is None else (
+                    result.error_for("*") or "; ".join(sorted(set(result.errors.values()))))
+                problems.append(f"{shown}: {reason}")
+                continue
+            overall[shown] = self.overall_of(result)  # type: ignore[assignment]
+            for criterion, score in result.by_criterion.items():
+                per_criterion[criterion][shown] = score.score
+        lines = [f"{case_id} · counterfactual[{attribute}] (max gap {self.settings.max_gap:g} points)"]
+        for shown, value in sorted(overall.items(), key=lambda kv: -kv[1]):
+            lines.append(f"  {value:6.1f}  {shown}")
+        reasons = [f"scorer error on a variant: {p}" for p in problems]
+        if len(overall) >= 2:
+            high = max(overall, key=lambda k: overall[k])
+            low = min(overall, key=lambda k: overall[k])
+            gap = overall[high] - overall[low]
+            crit_gaps = {c: float(max(v.values()) - min(v.values()))
+                         for c, v in per_criterion.items() if len(v) >= 2}
+            self.counterfactual_gaps[attribute][case_id] = {
+                "gap": gap, "values": (high, low), "per_criterion": crit_gaps}
+            lines.append(f"  gap    {gap:.1f} points ({high} vs {low})")
+            moved = ", ".join(f"{c} {g:g}" for c, g in sorted(crit_gaps.items()) if g)
+            if moved:
+                lines.append(f"  per criterion: {moved}")
+            if gap > self.settings.max_gap + 1e-9:
+                reasons.append(f"the overall score moves {gap:.1f} points across {attribute} "
+                               f"values, above the limit {self.settings.max_gap:g}")
+        for reason in reasons:
+            lines.append(f"  FAILED     {reason}")
+        return Verdict(not reasons, tuple(reasons), (), "\n".join(lines))
+
+    def perturbation_verdict(self, case_id: str, kind: str) -> Verdict:
+        """Hypothesis draws perturbations of the case text; a failure shrinks to the smallest."""
+        from hypothesis import HealthCheck, given
+        from hypothesis import settings as hypothesis_settings
+
+        from .perturb import describe, perturbations
+
+        case = self.cases[case_id]
+        base = self.results.get((case_id, ORIGINAL, 0))
+        base_overall = self.overall_of(base) if base else None
+        header = f"{case_id} · perturbation[{kind}] (max shift {self.settings.max_perturbation_shift:g} points)"
+        if base_overall is None:
+            reason = "the original text has no usable overall score"
+            return Verdict(False, (reason,), (), f"{header}\n  FAILED     {reason}")
+        worst = [0.0]
+        limit = self.settings.max_perturbation_shift
+
+        @hypothesis_settings(
+            max_examples=max(1, self.settings.perturbation_examples), derandomize=True,
+            database=None, deadline=None, print_blob=False,
+            suppress_health_check=list(HealthCheck),
+        )
+        @given(perturbations(kind, case.input_text))
+        def check(perturbation: object) -> None:
+            text = perturbation.apply(case.input_text)  # type: ignore[attr-defined]
+            result = self.score_text(case, f"perturb:{kind}:{sha256_text(text)[:12]}", text)
+            overall = self.overall_of(result)
+            if overall is None:
+                raise _PerturbationFailure(
+                    f"the scorer failed on the perturbed text: {result.error_for('*') or result.errors}",
+                    describe(perturbation, case.input_text))
+            shift = abs(overall - base_overall)
+            worst[0] = max(worst[0], shift)
+            if shift > limit + 1e-9:
+                raise _PerturbationFailure(
+                    f"the overall score moved {base_overall:.1f} → {overall:.1f} "
+                    f"({shift:.1f} points, limit {limit:g})",
+                    describe(perturbation, case.input_text))
+
+        try:
+            check()
+        except _PerturbationFailure as failure:
+            self.perturbation_shifts[kind][case_id] = {"shift": max(worst[0], 0.0)}
+            block = "\n".join([header, f"  FAILED     {failure.reason}",
+                               "  smallest perturbation found:", failure.diff])
+            return Verdict(False, (failure.reason,), (), block)
+        self.perturbation_shifts[kind][case_id] = {"shift": worst[0]}
+        return Verdict(True, (), (), f"{header}\n  worst shift {worst[0]:.1f} points")
+
+    def counterfactual_summary(self) -> dict[str, dict[str, object]]:
+        summary: dict[str, dict[str, object]] = {}
+        for attribute, by_case in sorted(self.counterfactual_gaps.items()):
+            gaps = [float(v["gap"]) for v in by_case.values()]
+            worst_case, worst = max(by_case.items(), key=lambda kv: (float(kv[1]["gap"]), kv[0]))
+            per_criterion: dict[str, float] = {}
+            for row in by_case.values():
+                for criterion, gap in dict(row["per_criterion"]).items():  # type: ignore[call-overload]
+                    per_criterion[criterion] = max(per_criterion.get(criterion, 0.0), float(gap))
+            summary[attribute] = {
+                "mean_gap": sum(gaps) / len(gaps),
+                "worst_gap": float(worst["gap"]),
+                "worst_case": worst_case,
+                "worst_values": list(worst["values"]),  # type: ignore[call-overload]
+                "per_criterion": per_criterion,
+                "n_cases": len(gaps),
+            }
+        return summary
+
+    def perturbation_summary(self) -> dict[str, dict[str, object]]:
+        summary: dict[str, dict[str, object]] = {}
+        for kind, by_case in sorted(self.perturbation_shifts.items()):
+            worst_case, worst = max(by_case.items(), key=lambda kv: (float(kv[1]["shift"]), kv[0]))
+            summary[kind] = {
+                "worst_shift": float(worst["shift"]),
+                "mean_shift": sum(float(v["shift"]) for v in by_case.values()) / len(by_case),
+                "worst_case": worst_case,
+                "n_cases": len(by_case),
+            }
+        return summary
+
+
+class _PerturbationFailure(AssertionError):
+    def __init__(self, reason: str, diff: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.diff = diff
