@@ -1,0 +1,1 @@
+"""Example scorers for the bundled golden set (see the README)."""
