@@ -723,11 +723,10 @@ class Store:
             return
         run_ids = sorted({row.run_id for row in rows})
         with write_transaction(self.engine) as conn:
-            statuses = dict(
-                conn.execute(
-                    sa.select(t.runs.c.run_id, t.runs.c.status).where(t.runs.c.run_id.in_(run_ids))
-                ).tuples()
+            query = sa.select(t.runs.c.run_id, t.runs.c.status).where(
+                t.runs.c.run_id.in_(run_ids)
             )
+            statuses = {row.run_id: row.status for row in conn.execute(query)}
             for run_id in run_ids:
                 if run_id not in statuses:
                     raise StoreError(f"There is no run {run_id} in {self.masked_url}.")
