@@ -151,7 +151,10 @@ scores = sa.Table(
     sa.Column("prompt_tokens", sa.Integer, nullable=False),
     sa.Column("completion_tokens", sa.Integer, nullable=False),
     sa.Column("reused_from_run", sa.Integer, nullable=True),
-    sa.UniqueConstraint("run_id", "case_id", "variant_key", "repeat_index", "criterion"),
+    # one row per scored item of a run (PostgreSQL caps identifiers at 63 characters)
+    sa.UniqueConstraint(
+        "run_id", "case_id", "variant_key", "repeat_index", "criterion", name="uq_eval_scores_item"
+    ),
 )
 
 acceptances = sa.Table(

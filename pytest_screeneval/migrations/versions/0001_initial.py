@@ -148,7 +148,7 @@ def upgrade() -> None:
             "variant_key",
             "repeat_index",
             "criterion",
-            name="uq_eval_scores_run_id_case_id_variant_key_repeat_index_criterion",
+            name="uq_eval_scores_item",
         ),
         sa.ForeignKeyConstraint(
             ["run_id"], ["eval_runs.run_id"], name="fk_eval_scores_run_id_eval_runs"
