@@ -1,0 +1,11 @@
+"""Test helpers shipped with the plugin: a local OpenAI-compatible server for scorer tests.
+
+Nothing here is imported by the plugin itself; users import it from their own tests
+(``from pytest_screeneval.testing import ChatServer, Reply``) to try a scorer offline.
+"""
+
+from __future__ import annotations
+
+from .chat_server import FIRST_CRITERION, ChatServer, ReceivedRequest, Reply, default_answer
+
+__all__ = ["FIRST_CRITERION", "ChatServer", "ReceivedRequest", "Reply", "default_answer"]

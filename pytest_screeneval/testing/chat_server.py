@@ -1,0 +1,486 @@
+"""A small OpenAI-compatible Chat Completions server on loopback, scriptable per request.
+
+It speaks real HTTP (``http.server`` in background threads, one per connection, HTTP/1.1
+keep-alive), so a scorer under test goes through the genuine ``openai`` client, its connection
+pool, its timeouts and its error mapping. Nothing leaves 127.0.0.1.
+
+Each ``POST /v1/chat/completions`` is answered by the next :class:`Reply` queued with
+:meth:`ChatServer.enqueue`, else by ``responder(request_body)``, else by the default reply. The
+default reply is a VALID structured answer: the server reads the JSON schema the client sent in
+``response_format`` and gives every criterion the same fixed score (3, clamped to the criterion's
+scale) with a rationale that names the criterion and quotes one line of the resume verbatim. It
+never looks for keywords, so its answers are deterministic in the request text alone.
+
+``GET /v1/models`` lists the configured model ids. Everything received is kept in
+:attr:`ChatServer.requests`, and :attr:`ChatServer.max_in_flight` says how many chat requests
+were being answered at once, which is how tests prove that a client really ran concurrently.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import socket
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import MappingProxyType, TracebackType
+from typing import Any
+
+__all__ = ["FIRST_CRITERION", "ChatServer", "ReceivedRequest", "Reply", "default_answer"]
+
+# Stands for "whichever criterion the request's schema lists first", so a test can script a
+# broken answer without repeating the rubric's criterion names.
+FIRST_CRITERION = "<first>"
+
+_QUOTE_WORDS = re.compile(r"\S+(?:\s+\S+){0,7}")
+# A line this long is a sentence of the resume, not a name or a heading: the default rationale
+# quotes it so that the quote is grounded in the text and carries no personal name.
+_MIN_QUOTE_WORDS = 5
+_NO_HEADERS: Mapping[str, str] = MappingProxyType({})
+
+
+@dataclass(frozen=True)
+class Reply:
+    """How the server answers one chat request.
+
+    ``content`` is the exact message content; ``None`` means the default structured answer,
+    edited by ``drop`` (criteria left out), ``scores`` (criterion → score put in its place, any
+    JSON value) and ``add`` (extra top-level entries). ``status`` other than 200 sends an
+    OpenAI-style error body with ``headers`` (e.g. ``Retry-After``). ``delay_s`` is waited before
+    answering: a latency, or a hang when it is longer than the client's timeout.
+    """
+
+    content: str | None = None
+    refusal: str | None = None
+    status: int = 200
+    headers: Mapping[str, str] = field(default_factory=dict)
+    error_message: str = ""
+    delay_s: float = 0.0
+    model: str | None = None  # the served model; None echoes the requested one
+    usage: tuple[int, int] | None = None  # (prompt, completion) tokens; None estimates them
+    drop: tuple[str, ...] = ()
+    scores: Mapping[str, object] = field(default_factory=dict)
+    add: Mapping[str, object] = field(default_factory=dict)
+    finish_reason: str = "stop"
+
+    @classmethod
+    def refused(cls, text: str = "I can't help with evaluating this candidate.") -> Reply:
+        return cls(refusal=text)
+
+    @classmethod
+    def invalid_json(cls, text: str = '{"experience": {"score": 4, "rationale": "cut off') -> Reply:
+        return cls(content=text)
+
+    @classmethod
+    def missing_criterion(cls, name: str = FIRST_CRITERION) -> Reply:
+        return cls(drop=(name,))
+
+    @classmethod
+    def extra_criterion(cls, name: str = "charisma") -> Reply:
+        extra = {"score": 3, "rationale": "Not in the rubric.", "evidence": [], "confidence": None}
+        return cls(add={name: extra})
+
+    @classmethod
+    def off_scale(cls, name: str = FIRST_CRITERION, score: object = 9) -> Reply:
+        return cls(scores={name: score})
+
+    @classmethod
+    def rate_limited(cls, retry_after: str | None = "1") -> Reply:
+        headers = {"Retry-After": retry_after} if retry_after is not None else {}
+        return cls(status=429, headers=headers, error_message="Rate limit reached.")
+
+    @classmethod
+    def server_error(cls, status: int = 500) -> Reply:
+        return cls(status=status, error_message="The server had an error.")
+
+    @classmethod
+    def hang(cls, seconds: float = 30.0) -> Reply:
+        return cls(delay_s=seconds)
+
+    @classmethod
+    def slow(cls, seconds: float) -> Reply:
+        return cls(delay_s=seconds)
+
+
+@dataclass(frozen=True)
+class ReceivedRequest:
+    """One request as the server saw it: headers lower-cased, body parsed when it was JSON."""
+
+    method: str
+    path: str
+    headers: Mapping[str, str]
+    body: Any
+    received_at: float  # time.monotonic() when the body had been read
+
+
+Responder = Callable[[Any], Reply]
+
+
+def default_answer(body: Mapping[str, Any], score: int = 3) -> dict[str, Any] | None:
+    """The valid structured answer for a request, or None when it asked for no JSON schema."""
+    response_format = body.get("response_format") or {}
+    schema = (response_format.get("json_schema") or {}).get("schema") or {}
+    properties = schema.get("properties")
+    if not isinstance(properties, Mapping):
+        return None
+    quote = _quote_from_resume(body)
+    answer: dict[str, Any] = {}
+    for name, prop in properties.items():
+        score_schema = (prop.get("properties") or {}).get("score") or {}
+        low = int(score_schema.get("minimum", 1))
+        high = int(score_schema.get("maximum", 5))
+        given = min(max(score, low), high)
+        label = str(name).replace("_", " ")
+        if quote:
+            rationale = f'The {label} criterion scores {given} of {high} given "{quote}".'
+        else:
+            rationale = f"The {label} criterion scores {given} of {high} on the resume as written."
+        answer[name] = {
+            "score": given,
+            "rationale": rationale,
+            "evidence": [quote] if quote else [],
+            "confidence": 0.5,
+        }
+    return answer
+
+
+def _quote_from_resume(body: Mapping[str, Any]) -> str:
+    """Up to eight words, verbatim, from the first sentence-like line of the resume."""
+    texts = [
+        m.get("content")
+        for m in body.get("messages") or []
+        if isinstance(m, Mapping) and m.get("role") == "user" and isinstance(m.get("content"), str)
+    ]
+    if not texts:
+        return ""
+    text = texts[-1]
+    # The last <resume> block: a prompt may mention the tag in its instructions before it.
+    end = text.rfind("</resume>")
+    start = text.rfind("<resume>", 0, end) if end >= 0 else -1
+    resume = text[start + len("<resume>") : end] if start >= 0 else text
+    for line in resume.splitlines():
+        if len(line.split()) >= _MIN_QUOTE_WORDS:
+            found = _QUOTE_WORDS.search(line)
+            if found:
+                # Still verbatim without its closing punctuation, and reads better in a sentence.
+                return found.group(0).rstrip(".,;:")
+    return ""
+
+
+def _resolve(name: str, order: list[str]) -> str:
+    if name == FIRST_CRITERION:
+        return order[0] if order else name
+    return name
+
+
+def _build_content(reply: Reply, body: Mapping[str, Any], default_score: int) -> str | None:
+    if reply.refusal is not None:
+        return None
+    if reply.content is not None:
+        return reply.content
+    answer = default_answer(body, default_score)
+    if answer is None:
+        return "OK"
+    order = list(answer)
+    for name in reply.drop:
+        answer.pop(_resolve(name, order), None)
+    for name, score in reply.scores.items():
+        resolved = _resolve(name, order)
+        if resolved in answer:
+            answer[resolved]["score"] = score
+    for name, entry in reply.add.items():
+        answer[name] = entry
+    return json.dumps(answer)
+
+
+def _count_words(body: Mapping[str, Any]) -> int:
+    return sum(
+        len(m["content"].split())
+        for m in body.get("messages") or []
+        if isinstance(m, Mapping) and isinstance(m.get("content"), str)
+    )
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    # The default listen backlog (5) drops connects when 30 clients open at once, and a dropped
+    # SYN costs a one-second retransmit: a benchmark would measure the backlog, not the client.
+    request_queue_size = 256
+    chat: ChatServer
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _HTTPServer
+
+    def setup(self) -> None:
+        super().setup()
+        self.server.chat._track(self.connection, opened=True)
+
+    def finish(self) -> None:
+        try:
+            super().finish()
+        finally:
+            self.server.chat._track(self.connection, opened=False)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Silent: a test run's output is not the place for an access log."""
+
+    def do_GET(self) -> None:
+        chat = self.server.chat
+        chat._record(self, None)
+        if self.path.rstrip("/") == "/v1/models":
+            data = [
+                {"id": m, "object": "model", "created": 0, "owned_by": "screeneval"}
+                for m in chat.models
+            ]
+            self._send_json(200, {"object": "list", "data": data})
+        else:
+            self._send_error(404, f"No route for GET {self.path}.")
+
+    def do_POST(self) -> None:
+        chat = self.server.chat
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body = json.loads(raw) if raw else None
+        except ValueError:
+            body = None
+        chat._record(self, body)
+        if self.path.rstrip("/") != "/v1/chat/completions":
+            self._send_error(404, f"No route for POST {self.path}.")
+            return
+        if not isinstance(body, dict):
+            self._send_error(400, "The request body is not a JSON object.")
+            return
+        if chat.api_key is not None and self.headers.get("Authorization") != (
+            f"Bearer {chat.api_key}"
+        ):
+            self._send_error(401, "Incorrect API key provided.")
+            return
+        chat._enter()
+        try:
+            self._answer(chat, body)
+        finally:
+            chat._leave()
+
+    def _answer(self, chat: ChatServer, body: dict[str, Any]) -> None:
+        reply = chat._next_reply(body)
+        if reply.delay_s > 0 and chat._closing.wait(reply.delay_s):
+            return  # the server is shutting down: drop the request like a dying server would
+        if reply.status != 200:
+            self._send_error(reply.status, reply.error_message or "Error.", reply.headers)
+            return
+        content = _build_content(reply, body, chat.default_score)
+        if reply.usage is not None:
+            prompt_tokens, completion_tokens = reply.usage
+        else:
+            prompt_tokens = _count_words(body)
+            completion_tokens = len((content or reply.refusal or "").split())
+        completion = {
+            "id": f"chatcmpl-{chat._next_id()}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": reply.model or str(body.get("model", "")),
+            "system_fingerprint": "fp_screeneval",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": content, "refusal": reply.refusal},
+                    "logprobs": None,
+                    "finish_reason": reply.finish_reason,
+                }
+            ],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            },
+        }
+        self._send_json(200, completion, reply.headers)
+
+    def _send_error(
+        self, status: int, message: str, headers: Mapping[str, str] = _NO_HEADERS
+    ) -> None:
+        if status == 429:
+            kind = "rate_limit_error"
+        elif status >= 500:
+            kind = "server_error"
+        else:
+            kind = "invalid_request_error"
+        error = {"message": message, "type": kind, "code": None, "param": None}
+        self._send_json(status, {"error": error}, headers)
+
+    def _send_json(
+        self, status: int, payload: object, headers: Mapping[str, str] = _NO_HEADERS
+    ) -> None:
+        data = json.dumps(payload).encode("utf-8")
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for name, value in headers.items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            # The client gave up (its timeout fired during a hang): nothing left to answer.
+            self.close_connection = True
+
+
+class ChatServer:
+    """An OpenAI-compatible Chat Completions server on 127.0.0.1 at a free port.
+
+    Use it as a context manager; ``base_url`` ends in ``/v1`` as the ``openai`` client expects.
+    ``api_key``, when given, makes the server answer 401 to any other bearer token.
+    """
+
+    def __init__(
+        self,
+        responder: Responder | None = None,
+        *,
+        models: tuple[str, ...] = ("screeneval-test-2024-06-01",),
+        default_score: int = 3,
+        api_key: str | None = None,
+    ) -> None:
+        self.responder = responder
+        self.models = models
+        self.default_score = default_score
+        self.api_key = api_key
+        self._lock = threading.Lock()
+        self._queue: deque[Reply] = deque()
+        self._requests: list[ReceivedRequest] = []
+        self._in_flight = 0
+        self._max_in_flight = 0
+        self._ids = 0
+        self._connections: set[socket.socket] = set()
+        self._closing = threading.Event()
+        self._httpd: _HTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle --------------------------------------------------------------------------
+
+    def start(self) -> ChatServer:
+        if self._httpd is not None:
+            return self
+        self._closing.clear()
+        httpd = _HTTPServer(("127.0.0.1", 0), _Handler)
+        httpd.chat = self
+        self._httpd = httpd
+        self._thread = threading.Thread(
+            target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        httpd, self._httpd = self._httpd, None
+        if httpd is None:
+            return
+        self._closing.set()  # wakes every delayed or hanging answer
+        httpd.shutdown()
+        httpd.server_close()
+        with self._lock:
+            connections = list(self._connections)
+        for connection in connections:
+            # Idle keep-alive handlers block on a read: shutting their sockets lets them end.
+            with contextlib.suppress(OSError):
+                connection.shutdown(socket.SHUT_RDWR)
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> ChatServer:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # -- what tests read and script ----------------------------------------------------------
+
+    @property
+    def url(self) -> str:
+        if self._httpd is None:
+            raise RuntimeError("the ChatServer is not running; use it as a context manager")
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    @property
+    def base_url(self) -> str:
+        return f"{self.url}/v1"
+
+    @property
+    def requests(self) -> list[ReceivedRequest]:
+        with self._lock:
+            return list(self._requests)
+
+    @property
+    def chat_requests(self) -> list[ReceivedRequest]:
+        return [r for r in self.requests if r.path.rstrip("/") == "/v1/chat/completions"]
+
+    @property
+    def max_in_flight(self) -> int:
+        with self._lock:
+            return self._max_in_flight
+
+    @property
+    def in_flight(self) -> int:
+        with self._lock:
+            return self._in_flight
+
+    def enqueue(self, *replies: Reply) -> None:
+        """Answer the next chat requests with these replies, in order, before the responder."""
+        with self._lock:
+            self._queue.extend(replies)
+
+    def reset_stats(self) -> None:
+        """Forget received requests and the in-flight peak (queued replies stay queued)."""
+        with self._lock:
+            self._requests.clear()
+            self._max_in_flight = self._in_flight
+
+    # -- called from handler threads ---------------------------------------------------------
+
+    def _next_reply(self, body: Any) -> Reply:
+        with self._lock:
+            if self._queue:
+                return self._queue.popleft()
+        if self.responder is not None:
+            return self.responder(body)
+        return Reply()
+
+    def _record(self, handler: BaseHTTPRequestHandler, body: Any) -> None:
+        headers = {k.lower(): v for k, v in handler.headers.items()}
+        request = ReceivedRequest(handler.command, handler.path, headers, body, time.monotonic())
+        with self._lock:
+            self._requests.append(request)
+
+    def _enter(self) -> None:
+        with self._lock:
+            self._in_flight += 1
+            self._max_in_flight = max(self._max_in_flight, self._in_flight)
+
+    def _leave(self) -> None:
+        with self._lock:
+            self._in_flight -= 1
+
+    def _next_id(self) -> int:
+        with self._lock:
+            self._ids += 1
+            return self._ids
+
+    def _track(self, connection: socket.socket, *, opened: bool) -> None:
+        with self._lock:
+            if opened:
+                self._connections.add(connection)
+            else:
+                self._connections.discard(connection)
