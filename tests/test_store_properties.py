@@ -129,14 +129,15 @@ def text_and_edit(draw: st.DrawFn) -> tuple[str, str]:
     original = draw(resume_text)
     kind = draw(st.sampled_from(["same", "insert", "delete", "replace", "newline", "other"]))
     at = draw(st.integers(0, len(original)))
+    char = st.characters(exclude_characters="\x00@")
     if kind == "same":
         return original, original
     if kind == "insert":
-        edited = original[:at] + draw(st.characters(exclude_characters="\x00@")) + original[at:]
+        edited = original[:at] + draw(char) + original[at:]
     elif kind == "delete":
         edited = original[:at] + original[at + 1 :]
     elif kind == "replace":
-        edited = original[:at] + draw(st.characters(exclude_characters="\x00@")) + original[at + 1 :]
+        edited = original[:at] + draw(char) + original[at + 1 :]
     elif kind == "newline":
         edited = original.replace("\n", "\r\n") + "\n"
     else:
