@@ -650,6 +650,17 @@ class Store:
         return GoldenSet(rubric=rubric, variants=variants, cases=tuple(cases), root=self.masked_url)
 
     @_guarded
+    def get_rubric(self, rubric_id: str, sha: str | None = None) -> Rubric | None:
+        """A stored rubric by id and sha (the latest synced one of that id without a sha)."""
+        query = sa.select(t.rubrics.c.body).where(t.rubrics.c.rubric_id == rubric_id)
+        if sha is not None:
+            query = query.where(t.rubrics.c.sha == sha)
+        query = query.order_by(t.rubrics.c.synced_at.desc(), t.rubrics.c.stored_at.desc())
+        with self.engine.connect() as conn:
+            body = conn.execute(query.limit(1)).scalar()
+        return _rubric_from_doc(json.loads(body)) if body is not None else None
+
+    @_guarded
     def retire_case(self, case_id: str, *, by: str, at: str | None = None) -> None:
         """Take a case out of service for good (its rows and past scores stay)."""
         if not by.strip():
@@ -723,9 +734,7 @@ class Store:
             return
         run_ids = sorted({row.run_id for row in rows})
         with write_transaction(self.engine) as conn:
-            query = sa.select(t.runs.c.run_id, t.runs.c.status).where(
-                t.runs.c.run_id.in_(run_ids)
-            )
+            query = sa.select(t.runs.c.run_id, t.runs.c.status).where(t.runs.c.run_id.in_(run_ids))
             statuses = {row.run_id: row.status for row in conn.execute(query)}
             for run_id in run_ids:
                 if run_id not in statuses:
