@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .counterfactual import CounterfactualError, with_attribute
 from .errors import GoldenSetError, ScreenevalError, StoreError
 from .golden import Case, Criterion, Expectation, GoldenSet, Rubric, Scale
 from .scoring_types import CriterionScore, ScoreOutcome, Scorer, ScorerError, ScorerIdentity
@@ -10,6 +11,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Case",
+    "CounterfactualError",
     "Criterion",
     "CriterionScore",
     "Expectation",
@@ -24,4 +26,5 @@ __all__ = [
     "ScreenevalError",
     "StoreError",
     "__version__",
+    "with_attribute",
 ]
