@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, date, datetime, timedelta
@@ -295,6 +297,20 @@ def test_an_answer_cut_off_at_the_token_limit_is_an_error(server, scorer_for):
     assert error.raw == '{"experience": {"sco'
 
 
+def test_a_200_that_is_not_a_chat_completion_is_an_error_with_the_page(server, scorer_for):
+    server.enqueue(Reply(raw_body=b"<html>Sign in to the proxy</html>"))
+    error = score_error(scorer_for(max_retries=2))
+    assert error.reason == "the endpoint's answer is not a chat completion"
+    assert "Sign in to the proxy" in error.raw
+    assert error.attempts == 1
+
+
+def test_a_completion_without_choices_is_an_error(server, scorer_for):
+    server.enqueue(Reply(raw_body=b'{"id": "x", "object": "chat.completion", "choices": []}'))
+    error = score_error(scorer_for())
+    assert error.reason == "the endpoint answered with no choices"
+
+
 @pytest.mark.parametrize(
     ("entry", "complaint"),
     [
@@ -351,6 +367,13 @@ def test_a_500_every_time_fails_after_every_attempt_is_spent(server, scorer_for)
     assert server.base_url in error.reason
     assert len(server.chat_requests) == 3
     assert score(scorer_for()).attempts == 1  # the queue is spent: the server is healthy again
+
+
+def test_a_gateway_error_page_is_retried_like_any_5xx(server, scorer_for):
+    server.enqueue(Reply(status=502, raw_body=b"<html>Bad gateway</html>"))
+    outcome = score(scorer_for(max_retries=1))
+    assert outcome.attempts == 2
+    assert len(server.chat_requests) == 2
 
 
 def test_back_off_grows_between_5xx_retries(server, scorer_for):
@@ -559,6 +582,20 @@ def test_the_server_lists_models_and_clamps_its_default_score_to_the_scale():
 
         assert asyncio.run(listed()) == ["m-2025-01-01", "n-2025-01-01"]
     assert [s.score for s in outcome.scores] == [4]
+
+
+def test_the_server_runs_as_its_own_process_for_benchmarks():
+    command = [sys.executable, "-m", "pytest_screeneval.testing.chat_server", "--score", "4"]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as process:
+        try:
+            assert process.stdout is not None
+            base_url = process.stdout.readline().strip()
+            settings = OpenAISettings(model=MODEL, base_url=base_url)
+            outcome = score(make_scorer(RUBRIC, settings, environ={}))
+        finally:
+            process.terminate()
+    assert base_url.startswith("http://127.0.0.1:") and base_url.endswith("/v1")
+    assert [s.score for s in outcome.scores] == [4, 4, 4]
 
 
 def test_reset_stats_forgets_requests_and_the_peak(server, scorer_for):

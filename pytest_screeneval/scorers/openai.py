@@ -34,7 +34,6 @@ from .structured_answer import parse_answer, response_format
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
-    from openai.types.chat import ChatCompletion
 
 __all__ = [
     "MAX_RETRY_AFTER_S",
@@ -192,7 +191,7 @@ class OpenAIScorer:
             request["seed"] = self.settings.seed
         return request
 
-    async def _attempt(self, client: AsyncOpenAI, request: dict[str, Any]) -> ChatCompletion:
+    async def _attempt(self, client: AsyncOpenAI, request: dict[str, Any]) -> object:
         """One request; transport failures become _Transient, refusals by status ScorerError."""
         import openai
 
@@ -217,6 +216,8 @@ class OpenAIScorer:
                 f"the endpoint {self.endpoint} refused the request with {described}",
                 raw=error.response.text,
             ) from None
+        except openai.OpenAIError as error:
+            raise ScorerError(f"the openai client failed: {error}") from None
 
     def _wait_before_retry(self, attempts: int, retry_after: float | None) -> float:
         if retry_after is not None:
@@ -225,12 +226,23 @@ class OpenAIScorer:
         # Jitter spreads out the clients that failed together so they do not return together.
         return delay * random.uniform(1.0, 1.25)
 
-    def _outcome(self, completion: ChatCompletion, rubric: Rubric, attempts: int) -> ScoreOutcome:
-        served = completion.model or None
+    def _outcome(self, completion: object, rubric: Rubric, attempts: int) -> ScoreOutcome:
+        from openai.types.chat import ChatCompletion
+
+        if not isinstance(completion, ChatCompletion):
+            # A proxy's HTML page or plain text with status 200: the client hands back a str.
+            raw = completion if isinstance(completion, str) else repr(completion)
+            raise ScorerError(
+                "the endpoint's answer is not a chat completion", raw, attempts=attempts
+            )
+        # Read defensively: a compatible server may leave out what the client models require.
+        served = getattr(completion, "model", None) or None
         self.served_model = served
-        usage = completion.usage
-        prompt_tokens = usage.prompt_tokens if usage is not None else 0
-        completion_tokens = usage.completion_tokens if usage is not None else 0
+        usage = getattr(completion, "usage", None)
+        prompt_tokens = (getattr(usage, "prompt_tokens", 0) or 0) if usage is not None else 0
+        completion_tokens = (
+            (getattr(usage, "completion_tokens", 0) or 0) if usage is not None else 0
+        )
 
         def failed(reason: str, raw: str) -> ScorerError:
             return ScorerError(
@@ -242,10 +254,11 @@ class OpenAIScorer:
                 completion_tokens=completion_tokens,
             )
 
-        if not completion.choices:
-            raise failed("the endpoint answered with no choices", "")
-        choice = completion.choices[0]
-        message = choice.message
+        choices = getattr(completion, "choices", None)
+        message = getattr(choices[0], "message", None) if choices else None
+        if choices is None or message is None:
+            raise failed("the endpoint answered with no choices", completion.model_dump_json())
+        choice = choices[0]
         if message.refusal:
             raise failed(f"the model refused: {message.refusal}", message.refusal)
         content = message.content or ""

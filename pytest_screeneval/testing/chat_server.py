@@ -31,7 +31,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import MappingProxyType, TracebackType
 from typing import Any
 
-__all__ = ["FIRST_CRITERION", "ChatServer", "ReceivedRequest", "Reply", "default_answer"]
+__all__ = ["FIRST_CRITERION", "ChatServer", "ReceivedRequest", "Reply", "default_answer", "main"]
 
 # Stands for "whichever criterion the request's schema lists first", so a test can script a
 # broken answer without repeating the rubric's criterion names.
@@ -67,6 +67,7 @@ class Reply:
     scores: Mapping[str, object] = field(default_factory=dict)
     add: Mapping[str, object] = field(default_factory=dict)
     finish_reason: str = "stop"
+    raw_body: bytes | None = None  # sent as is with ``status`` (an HTML page from a proxy...)
 
     @classmethod
     def refused(cls, text: str = "I can't help with evaluating this candidate.") -> Reply:
@@ -272,7 +273,12 @@ class _Handler(BaseHTTPRequestHandler):
     def _answer(self, chat: ChatServer, body: dict[str, Any]) -> None:
         reply = chat._next_reply(body)
         if reply.delay_s > 0 and chat._closing.wait(reply.delay_s):
-            return  # the server is shutting down: drop the request like a dying server would
+            # The server is shutting down: drop the request like a dying server would.
+            self.close_connection = True
+            return
+        if reply.raw_body is not None:
+            self._send_bytes(reply.status, reply.raw_body, "text/html", reply.headers)
+            return
         if reply.status != 200:
             self._send_error(reply.status, reply.error_message or "Error.", reply.headers)
             return
@@ -319,10 +325,14 @@ class _Handler(BaseHTTPRequestHandler):
     def _send_json(
         self, status: int, payload: object, headers: Mapping[str, str] = _NO_HEADERS
     ) -> None:
-        data = json.dumps(payload).encode("utf-8")
+        self._send_bytes(status, json.dumps(payload).encode("utf-8"), "application/json", headers)
+
+    def _send_bytes(
+        self, status: int, data: bytes, content_type: str, headers: Mapping[str, str]
+    ) -> None:
         try:
             self.send_response(status)
-            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(data)))
             for name, value in headers.items():
                 self.send_header(name, value)
@@ -337,7 +347,8 @@ class ChatServer:
     """An OpenAI-compatible Chat Completions server on 127.0.0.1 at a free port.
 
     Use it as a context manager; ``base_url`` ends in ``/v1`` as the ``openai`` client expects.
-    ``api_key``, when given, makes the server answer 401 to any other bearer token.
+    ``api_key``, when given, makes the server answer 401 to any other bearer token; ``port`` 0
+    takes a free one.
     """
 
     def __init__(
@@ -347,8 +358,10 @@ class ChatServer:
         models: tuple[str, ...] = ("screeneval-test-2024-06-01",),
         default_score: int = 3,
         api_key: str | None = None,
+        port: int = 0,
     ) -> None:
         self.responder = responder
+        self.port = port
         self.models = models
         self.default_score = default_score
         self.api_key = api_key
@@ -369,7 +382,7 @@ class ChatServer:
         if self._httpd is not None:
             return self
         self._closing.clear()
-        httpd = _HTTPServer(("127.0.0.1", 0), _Handler)
+        httpd = _HTTPServer(("127.0.0.1", self.port), _Handler)
         httpd.chat = self
         self._httpd = httpd
         self._thread = threading.Thread(
@@ -484,3 +497,26 @@ class ChatServer:
                 self._connections.add(connection)
             else:
                 self._connections.discard(connection)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Serve default answers until interrupted: ``python -m pytest_screeneval.testing.chat_server``.
+
+    Run apart from the client (another process, its own GIL) when measuring a client's overhead.
+    """
+    import argparse
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (0: a free one)")
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds before each answer")
+    parser.add_argument("--score", type=int, default=3, help="the score given to every criterion")
+    args = parser.parse_args(argv)
+    latency = Reply(delay_s=args.latency)
+    with ChatServer(lambda body: latency, default_score=args.score, port=args.port) as server:
+        print(server.base_url, flush=True)
+        with contextlib.suppress(KeyboardInterrupt):
+            threading.Event().wait()
+
+
+if __name__ == "__main__":
+    main()
