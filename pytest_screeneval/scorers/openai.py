@@ -192,7 +192,7 @@ class OpenAIScorer:
         return request
 
     async def _attempt(self, client: AsyncOpenAI, request: dict[str, Any]) -> object:
-        """One request; transport failures become _Transient, refusals by status ScorerError."""
+        """One request: a transport failure becomes _Transient, any other failure a ScorerError."""
         import openai
 
         timeout_s = self.settings.timeout_s
@@ -239,10 +239,8 @@ class OpenAIScorer:
         served = getattr(completion, "model", None) or None
         self.served_model = served
         usage = getattr(completion, "usage", None)
-        prompt_tokens = (getattr(usage, "prompt_tokens", 0) or 0) if usage is not None else 0
-        completion_tokens = (
-            (getattr(usage, "completion_tokens", 0) or 0) if usage is not None else 0
-        )
+        prompt_tokens = getattr(usage, "prompt_tokens", None) or 0
+        completion_tokens = getattr(usage, "completion_tokens", None) or 0
 
         def failed(reason: str, raw: str) -> ScorerError:
             return ScorerError(

@@ -271,7 +271,12 @@ class _Handler(BaseHTTPRequestHandler):
             chat._leave()
 
     def _answer(self, chat: ChatServer, body: dict[str, Any]) -> None:
-        reply = chat._next_reply(body)
+        try:
+            reply = chat._next_reply(body)
+        except Exception as error:
+            # A broken responder is a bug in the test: say so in the answer, not in stderr.
+            self._send_error(500, f"The test responder raised {type(error).__name__}: {error}")
+            return
         if reply.delay_s > 0 and chat._closing.wait(reply.delay_s):
             # The server is shutting down: drop the request like a dying server would.
             self.close_connection = True
