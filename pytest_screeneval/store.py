@@ -21,7 +21,7 @@ import json
 import os
 import socket
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
@@ -31,21 +31,7 @@ from sqlalchemy.engine import Connection
 
 from . import store_schema as t
 from .errors import GoldenSetError, ScreenevalError, StoreError
-from .golden import (
-    AttributeValue,
-    Case,
-    Criterion,
-    Expectation,
-    GapPlacement,
-    GoldenSet,
-    Rubric,
-    Scale,
-    VariantAttribute,
-    Variants,
-    VariantValue,
-    canonical_json,
-    sha256_text,
-)
+from .golden import Case, Expectation, GoldenSet, Rubric, Variants, canonical_json, sha256_text
 from .scoring_types import ScorerIdentity
 from .store_connect import (
     DEFAULT_BUSY_TIMEOUT,
@@ -58,6 +44,26 @@ from .store_connect import (
     sqlite_path,
     store_error,
     write_transaction,
+)
+from .store_docs import (
+    attributes_from_doc,
+    case_fields,
+    rubric_from_doc,
+    shown_date,
+    to_json,
+    variants_doc,
+    variants_from_doc,
+)
+from .store_values import (
+    Acceptance,
+    Review,
+    RunRecord,
+    ScoreRow,
+    SyncReport,
+    review_from_row,
+    run_record,
+    score_row,
+    score_values,
 )
 
 __all__ = [
@@ -89,201 +95,6 @@ _PG_LOCK_KEY = 0x5C4EE7A1
 def utc_now() -> str:
     """Now as ISO-8601 text in UTC: sorts as text and reads back identically on every backend."""
     return datetime.now(UTC).isoformat(timespec="microseconds")
-
-
-# --------------------------------------------------------------------------------------------
-# Values
-# --------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Acceptance:
-    """Who made a run the baseline, when, why, and which baseline it replaced."""
-
-    run_id: int
-    accepted_by: str
-    accepted_at: str
-    note: str
-    previous_baseline_run_id: int | None
-    forced: bool
-
-
-@dataclass(frozen=True)
-class RunRecord:
-    run_id: int
-    scorer: str
-    model_id: str
-    served_model: str | None
-    prompt_sha: str
-    rubric_id: str
-    rubric_sha: str
-    temperature: float
-    golden_sha: str
-    status: str
-    started_at: str
-    finished_at: str | None
-    plugin_version: str
-    vcs_commit: str | None
-    notes: str
-    baseline_run_id: int | None
-    selection: str
-    config: Mapping[str, Any]
-    accepted: Acceptance | None
-    host: str = ""
-    pid: int = 0
-
-    @property
-    def identity(self) -> ScorerIdentity:
-        return ScorerIdentity(
-            name=self.scorer,
-            model_id=self.model_id,
-            prompt_sha=self.prompt_sha,
-            rubric_sha=self.rubric_sha,
-            temperature=self.temperature,
-        )
-
-
-@dataclass(frozen=True)
-class ScoreRow:
-    """One scored (case, variant, repeat, criterion) of a run, as written and read back."""
-
-    run_id: int
-    case_id: str
-    variant_key: str
-    repeat_index: int
-    criterion: str
-    score: int | None
-    rationale: str
-    evidence: tuple[str, ...]
-    confidence: float | None
-    latency_ms: float
-    attempts: int
-    error: str | None
-    input_sha256: str
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    reused_from_run: int | None = None
-
-
-@dataclass(frozen=True)
-class Review:
-    """A person read one movement (case, criterion or decision, before → after vs a baseline)."""
-
-    run_id: int
-    case_id: str
-    target: str
-    baseline_run_id: int
-    before: str
-    after: str
-    reviewed_by: str
-    reviewed_at: str
-    note: str
-
-
-@dataclass(frozen=True)
-class SyncReport:
-    """What a golden-set sync did, by case id."""
-
-    added: tuple[str, ...]
-    unchanged: tuple[str, ...]
-    expectations_changed: tuple[str, ...]
-    ratings_changed: tuple[str, ...]
-    retired: tuple[str, ...]
-    # labels, slices, attributes, demographics, xfail or source changed (the text did not)
-    updated: tuple[str, ...] = ()
-    # active in the store but absent from the synced folder (left active: retire them explicitly)
-    missing: tuple[str, ...] = ()
-
-
-# --------------------------------------------------------------------------------------------
-# Golden-set documents: how rubric, variants and case fields are kept as JSON text
-# --------------------------------------------------------------------------------------------
-
-
-def _json(value: Any) -> str:
-    # insertion order is kept (no sort) so mappings read back in the order they were written
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def _rubric_from_doc(doc: Mapping[str, Any]) -> Rubric:
-    return Rubric(
-        id=doc["id"],
-        version=str(doc["version"]),
-        scale=Scale(int(doc["scale"]["min"]), int(doc["scale"]["max"])),
-        advance_at=float(doc["advance_at"]),
-        criteria=tuple(
-            Criterion(
-                name=c["name"],
-                description=c["description"],
-                weight=float(c["weight"]),
-                keywords={int(level): tuple(words) for level, words in c["keywords"].items()},
-            )
-            for c in doc["criteria"]
-        ),
-    )
-
-
-def _variants_doc(variants: Variants) -> dict[str, Any]:
-    return {
-        "attributes": [
-            {
-                "name": attribute.name,
-                "kind": attribute.kind,
-                "values": [{"value": v.value, "groups": dict(v.groups)} for v in attribute.values],
-            }
-            for attribute in variants.attributes.values()
-        ]
-    }
-
-
-def _variants_from_doc(doc: Mapping[str, Any]) -> Variants:
-    return Variants(
-        {
-            a["name"]: VariantAttribute(
-                name=a["name"],
-                kind=a["kind"],
-                values=tuple(VariantValue(v["value"], dict(v["groups"])) for v in a["values"]),
-            )
-            for a in doc["attributes"]
-        }
-    )
-
-
-def _attributes_doc(attributes: Mapping[str, AttributeValue]) -> dict[str, Any]:
-    return {
-        name: {"value": value.value, "after": value.after}
-        if isinstance(value, GapPlacement)
-        else value
-        for name, value in attributes.items()
-    }
-
-
-def _attributes_from_doc(doc: Mapping[str, Any]) -> dict[str, AttributeValue]:
-    return {
-        name: GapPlacement(value=value["value"], after=value["after"])
-        if isinstance(value, dict)
-        else value
-        for name, value in doc.items()
-    }
-
-
-def _case_fields(case: Case) -> dict[str, Any]:
-    """The columns of a case that may be corrected in place (the text itself never is)."""
-    return {
-        "label": case.label,
-        "slices": _json(list(case.slices)),
-        "source": case.source,
-        "attributes": _json(_attributes_doc(case.attributes)),
-        "demographics": _json(dict(case.demographics)),
-        "xfail": _json(dict(case.xfail)),
-    }
-
-
-def _shown_date(timestamp: str) -> str:
-    try:
-        return datetime.fromisoformat(timestamp).date().isoformat()
-    except ValueError:
-        return timestamp
 
 
 # --------------------------------------------------------------------------------------------
@@ -445,7 +256,7 @@ class Store:
                             "frozen_at": now,
                             "retired_at": case.retired_at,
                             "retired_by": _file_retirer(case) if case.retired_at else None,
-                            **_case_fields(case),
+                            **case_fields(case),
                         }
                     )
                     added.append(case.id)
@@ -466,7 +277,7 @@ class Store:
                     continue
                 unchanged.append(case.id)
                 tracked.append(case)
-                fields = _case_fields(case)
+                fields = case_fields(case)
                 if any(getattr(row, name) != value for name, value in fields.items()):
                     conn.execute(
                         t.cases.update().where(t.cases.c.case_id == case.id).values(**fields)
@@ -509,7 +320,7 @@ class Store:
             )
 
     def _store_variants(self, conn: Connection, variants: Variants, synced_at: str) -> None:
-        body = _json(_variants_doc(variants))
+        body = to_json(variants_doc(variants))
         sha = sha256_text(body)
         found = conn.execute(
             t.variants.update().where(t.variants.c.sha == sha).values(synced_at=synced_at)
@@ -599,15 +410,13 @@ class Store:
                     f"The store at {self.masked_url} holds no golden set yet; run "
                     f"`screeneval cases import DIR --db {self.masked_url}` first."
                 )
-            rubric = _rubric_from_doc(json.loads(body))
+            rubric = rubric_from_doc(json.loads(body))
             variants_body = conn.execute(
                 sa.select(t.variants.c.body)
                 .order_by(t.variants.c.synced_at.desc(), t.variants.c.id.desc())
                 .limit(1)
             ).scalar()
-            variants = (
-                _variants_from_doc(json.loads(variants_body)) if variants_body else Variants()
-            )
+            variants = variants_from_doc(json.loads(variants_body)) if variants_body else Variants()
             case_rows = conn.execute(
                 sa.select(t.cases).where(t.cases.c.rubric_id == rubric.id)
             ).all()
@@ -640,7 +449,7 @@ class Store:
                     expected=case_expected,
                     slices=tuple(json.loads(row.slices)),
                     ratings=case_ratings,
-                    attributes=_attributes_from_doc(json.loads(row.attributes)),
+                    attributes=attributes_from_doc(json.loads(row.attributes)),
                     demographics=json.loads(row.demographics),
                     xfail=json.loads(row.xfail),
                     retired_at=row.retired_at,
@@ -658,7 +467,7 @@ class Store:
         query = query.order_by(t.rubrics.c.synced_at.desc(), t.rubrics.c.stored_at.desc())
         with self.engine.connect() as conn:
             body = conn.execute(query.limit(1)).scalar()
-        return _rubric_from_doc(json.loads(body)) if body is not None else None
+        return rubric_from_doc(json.loads(body)) if body is not None else None
 
     @_guarded
     def retire_case(self, case_id: str, *, by: str, at: str | None = None) -> None:
@@ -675,7 +484,7 @@ class Store:
                 raise StoreError(f"There is no case {case_id} in the store at {self.masked_url}.")
             if row.retired_at is not None:
                 raise StoreError(
-                    f"Case {case_id} was already retired on {_shown_date(row.retired_at)} "
+                    f"Case {case_id} was already retired on {shown_date(row.retired_at)} "
                     f"by {row.retired_by or 'its case file'}."
                 )
             conn.execute(
@@ -744,7 +553,7 @@ class Store:
                         f"Run {run_id} is {statuses[run_id]}, so no more scores can be "
                         "written to it."
                     )
-            conn.execute(t.scores.insert(), [_score_values(row) for row in rows])
+            conn.execute(t.scores.insert(), [score_values(row) for row in rows])
 
     @_guarded
     def finish_run(self, run_id: int, *, status: str, served_model: str | None = None) -> None:
@@ -813,7 +622,7 @@ class Store:
         """A run's score rows, ordered by case, variant, repeat, criterion."""
         with self.engine.connect() as conn:
             rows = conn.execute(sa.select(t.scores).where(t.scores.c.run_id == run_id)).all()
-        result = [_score_row(row) for row in rows]
+        result = [score_row(row) for row in rows]
         # sorted here, not in SQL, so the order is the same whatever the server's collation
         result.sort(key=lambda r: (r.case_id, r.variant_key, r.repeat_index, r.criterion))
         return result
@@ -852,7 +661,7 @@ class Store:
             if existing is not None:
                 raise StoreError(
                     f"Run {run_id} was already accepted by {existing.accepted_by} on "
-                    f"{_shown_date(existing.accepted_at)}."
+                    f"{shown_date(existing.accepted_at)}."
                 )
             if status == "interrupted":
                 raise StoreError(f"run {run_id} was interrupted and can never become a baseline.")
@@ -921,7 +730,7 @@ class Store:
         if run_id is not None:
             query = query.where(t.reviews.c.run_id == run_id)
         with self.engine.connect() as conn:
-            return [_review(row) for row in conn.execute(query)]
+            return [review_from_row(row) for row in conn.execute(query)]
 
     @_guarded
     def find_review(
@@ -942,7 +751,7 @@ class Store:
         )
         with self.engine.connect() as conn:
             row = conn.execute(query).first()
-        return _review(row) if row is not None else None
+        return review_from_row(row) if row is not None else None
 
     # ---- reuse -----------------------------------------------------------------------------
 
@@ -987,7 +796,7 @@ class Store:
             query = query.where(t.runs.c.run_id == run_id)
         if limit is not None:
             query = query.limit(limit)
-        return [_run_record(row) for row in conn.execute(query).mappings()]
+        return [run_record(row) for row in conn.execute(query).mappings()]
 
 
 # --------------------------------------------------------------------------------------------
@@ -1025,7 +834,7 @@ def _refuse_changed_texts(cases: Iterable[Case], stored: Mapping[str, Any]) -> N
         others = ", ".join(c.id for c in changed[1:6]) + (", ..." if len(changed) > 6 else "")
         more = f" ({len(changed) - 1} more changed case(s): {others})"
     raise GoldenSetError(
-        f"{where}case {first.id} was frozen on {_shown_date(row.frozen_at)} with input sha256 "
+        f"{where}case {first.id} was frozen on {shown_date(row.frozen_at)} with input sha256 "
         f"{row.input_sha256[:12]} but its text now has sha256 {first.input_sha256[:12]}; "
         f"retire it (screeneval cases retire {first.id} --by NAME) and add the new text "
         f"under a new id{more}."
@@ -1112,99 +921,6 @@ def _started_before(started_at: str, cutoff: datetime) -> bool:
     if started.tzinfo is None:
         started = started.replace(tzinfo=UTC)
     return started < cutoff
-
-
-def _score_values(row: ScoreRow) -> dict[str, Any]:
-    return {
-        "run_id": row.run_id,
-        "case_id": row.case_id,
-        "variant_key": row.variant_key,
-        "repeat_index": row.repeat_index,
-        "criterion": row.criterion,
-        "score": row.score,
-        "rationale": row.rationale,
-        "evidence": _json(list(row.evidence)),
-        "confidence": row.confidence,
-        "latency_ms": float(row.latency_ms),
-        "attempts": row.attempts,
-        "error": row.error,
-        "input_sha256": row.input_sha256,
-        "prompt_tokens": row.prompt_tokens,
-        "completion_tokens": row.completion_tokens,
-        "reused_from_run": row.reused_from_run,
-    }
-
-
-def _score_row(row: Any) -> ScoreRow:
-    return ScoreRow(
-        run_id=row.run_id,
-        case_id=row.case_id,
-        variant_key=row.variant_key,
-        repeat_index=row.repeat_index,
-        criterion=row.criterion,
-        score=row.score,
-        rationale=row.rationale,
-        evidence=tuple(json.loads(row.evidence)),
-        confidence=row.confidence,
-        latency_ms=row.latency_ms,
-        attempts=row.attempts,
-        error=row.error,
-        input_sha256=row.input_sha256,
-        prompt_tokens=row.prompt_tokens,
-        completion_tokens=row.completion_tokens,
-        reused_from_run=row.reused_from_run,
-    )
-
-
-def _run_record(row: Mapping[str, Any]) -> RunRecord:
-    runs, acc = t.runs.c, t.acceptances.c
-    accepted = None
-    if row[acc.id] is not None:
-        accepted = Acceptance(
-            run_id=row[runs.run_id],
-            accepted_by=row[acc.accepted_by],
-            accepted_at=row[acc.accepted_at],
-            note=row[acc.note],
-            previous_baseline_run_id=row[acc.previous_baseline_run_id],
-            forced=bool(row[acc.forced]),
-        )
-    return RunRecord(
-        run_id=row[runs.run_id],
-        scorer=row[runs.scorer],
-        model_id=row[runs.model_id],
-        served_model=row[runs.served_model],
-        prompt_sha=row[runs.prompt_sha],
-        rubric_id=row[runs.rubric_id],
-        rubric_sha=row[runs.rubric_sha],
-        temperature=row[runs.temperature],
-        golden_sha=row[runs.golden_sha],
-        status=row[runs.status],
-        started_at=row[runs.started_at],
-        finished_at=row[runs.finished_at],
-        plugin_version=row[runs.plugin_version],
-        vcs_commit=row[runs.vcs_commit],
-        notes=row[runs.notes],
-        baseline_run_id=row[runs.baseline_run_id],
-        selection=row[runs.selection],
-        config=json.loads(row[runs.config]),
-        accepted=accepted,
-        host=row[runs.host],
-        pid=row[runs.pid],
-    )
-
-
-def _review(row: Any) -> Review:
-    return Review(
-        run_id=row.run_id,
-        case_id=row.case_id,
-        target=row.target,
-        baseline_run_id=row.baseline_run_id,
-        before=row.before,
-        after=row.after,
-        reviewed_by=row.reviewed_by,
-        reviewed_at=row.reviewed_at,
-        note=row.note,
-    )
 
 
 # --------------------------------------------------------------------------------------------
