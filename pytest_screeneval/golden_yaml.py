@@ -40,7 +40,8 @@ _TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
 _STR_TAG = "tag:yaml.org,2002:str"
 # Breaks that YAML folds to "\n" inside blocks and single quotes: only double quotes keep them.
 _FRAGILE_BREAKS = ("\r", "\x85", "\u2028", "\u2029")
-_WIDTH = 100
+# Long one-line values (descriptions, reasons) stay on one line rather than fold mid-phrase.
+_WIDTH = 1 << 16
 
 
 class _Block(str):
