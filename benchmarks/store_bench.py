@@ -35,7 +35,7 @@ from pytest_screeneval.golden import (
 )
 from pytest_screeneval.golden_yaml import write_golden_set
 from pytest_screeneval.scoring_types import ScorerIdentity
-from pytest_screeneval.store import ScoreRow, Store
+from pytest_screeneval.store import ScoreRow, Store, mask_url
 
 __all__ = ["main"]
 
@@ -142,7 +142,7 @@ def score_rows(run_id: int, golden: GoldenSet, total: int) -> list[ScoreRow]:
 
 
 def bench(name: str, url: str, folder: Path, rows: int, batch: int) -> None:
-    print(f"{name}: {Store(url).masked_url}")
+    print(f"{name}: {mask_url(url)}")
     loaded: list[GoldenSet] = []
     timed("load the YAML golden set", lambda: loaded.append(load_golden_set(folder)), 1, "sets")
     golden = loaded[0]

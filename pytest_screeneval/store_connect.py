@@ -66,6 +66,11 @@ def parse_url(url: str) -> URL:
         ) from None
     if parsed.drivername in ("postgresql", "postgres"):
         parsed = parsed.set(drivername="postgresql+psycopg")
+    if parsed.get_backend_name() not in ("sqlite", "postgresql"):
+        raise StoreError(
+            f"The store URL {mask_url(url)} names {parsed.get_backend_name()}, but "
+            "pytest-screeneval keeps its runs in SQLite or PostgreSQL only."
+        )
     return parsed
 
 
@@ -102,8 +107,8 @@ def make_engine(parsed: URL, *, busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> E
         return sa.create_engine(parsed)
     except ModuleNotFoundError as exc:
         raise StoreError(
-            f"The store {describe(parsed)} needs the Python package {exc.name!r}: "
-            "install pytest-screeneval[postgres]."
+            f"The store {describe(parsed)} needs the Python package {exc.name!r}, which is not "
+            "installed: install pytest-screeneval[postgres]."
         ) from None
     except sa.exc.NoSuchModuleError:
         raise StoreError(
@@ -181,34 +186,49 @@ def store_error(exc: Exception, parsed: URL, *, busy_timeout: float) -> StoreErr
         )
     if "readonly" in lowered or "read-only" in lowered or sqlstate == "25006":
         return StoreError(f"The store {where} is read-only ({reason}); it cannot record runs.")
-    if (
-        backend == "postgresql"
-        and "connection" in lowered
-        and ("failed" in lowered or "refused" in lowered or "timeout" in lowered)
-    ):
+    if backend == "postgresql" and _is_connection_failure(lowered):
         address = f"{parsed.host or 'localhost'}:{parsed.port or 5432}"
-        cause = _connection_cause(str(getattr(exc, "orig", exc)))
-        return StoreError(
-            f"Cannot reach the PostgreSQL store at {address} ({cause}); "
-            f"check that the server is running and the URL {where} is right."
-        )
+        cause, advice = _connection_cause(str(getattr(exc, "orig", exc)))
+        return StoreError(f"Cannot reach the PostgreSQL store at {address} ({cause}); {advice}.")
     if isinstance(exc, sa.exc.IntegrityError):
         return StoreError(f"The store {where} refused a write ({reason}).")
     return StoreError(f"The store {where} failed: {reason}.")
 
 
-def _connection_cause(message: str) -> str:
+def _is_connection_failure(lowered: str) -> bool:
+    return any(
+        sign in lowered
+        for sign in (
+            "connection failed",
+            "connection refused",
+            "connection to server",
+            "timeout expired",
+            "timed out",
+            "resolve host",
+            "translate host name",
+            "name or service not known",
+        )
+    )
+
+
+def _connection_cause(message: str) -> tuple[str, str]:
+    """Why a PostgreSQL connection failed, and what to do about it."""
     lowered = message.lower()
+    check_server = "check that the server is running and the URL's host and port are right"
     if "connection refused" in lowered:
-        return "connection refused"
-    if "timeout" in lowered:
-        return "connection timed out"
+        return "connection refused", check_server
+    if "timeout expired" in lowered or "timed out" in lowered:
+        return "connection timed out", check_server
+    if "resolve host" in lowered or "translate host name" in lowered or "not known" in lowered:
+        return "unknown host name", "check the host in the URL"
+    role = re.search(r'role "([^"]+)" does not exist', message)
+    if role:
+        return f"role {role.group(1)!r} does not exist", "check the user in the URL"
     if "does not exist" in lowered:
         found = re.search(r'database "([^"]+)" does not exist', message)
-        return f"database {found.group(1)!r} does not exist" if found else "it does not exist"
-    if "password authentication failed" in lowered or "authentication" in lowered:
-        return "authentication failed"
-    if "translate host name" in lowered or "name or service not known" in lowered:
-        return "unknown host name"
+        what = f"database {found.group(1)!r}" if found else "the database"
+        return f"{what} does not exist", "create it or fix the database name in the URL"
+    if "authentication" in lowered or "password" in lowered:
+        return "authentication failed", "check the user and password in the URL"
     tail = message.strip().splitlines()[0]
-    return tail.split("failed:", 1)[-1].strip().rstrip(".") or "connection failed"
+    return tail.split("failed:", 1)[-1].strip().rstrip(".") or "connection failed", check_server

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import socket
 import sqlite3
 import subprocess
@@ -622,6 +623,28 @@ def test_unreachable_postgresql_is_one_sentence() -> None:
     assert message.startswith(f"Cannot reach the PostgreSQL store at 127.0.0.1:{port}")
     assert "connection refused" in message
     assert "hunter2" not in message
+
+
+def test_only_sqlite_and_postgresql_are_stores() -> None:
+    with pytest.raises(StoreError) as caught:
+        Store.open("mysql://screener:pw@db.example.test/evals")
+    assert one_line(caught.value) == (
+        "The store URL mysql://screener:***@db.example.test/evals names mysql, but "
+        "pytest-screeneval keeps its runs in SQLite or PostgreSQL only."
+    )
+
+
+@pytest.mark.postgres
+def test_a_missing_postgresql_database_is_named() -> None:
+    base = os.environ.get("SCREENEVAL_TEST_PG_URL")
+    if not base:
+        pytest.skip("PostgreSQL tests need SCREENEVAL_TEST_PG_URL (CI sets it)")
+    url = sa.engine.make_url(base).set(database="screeneval_no_such_db")
+    with pytest.raises(StoreError) as caught:
+        Store.open(url.render_as_string(hide_password=False))
+    message = one_line(caught.value)
+    assert "database 'screeneval_no_such_db' does not exist" in message
+    assert message.endswith("create it or fix the database name in the URL.")
 
 
 def test_a_file_that_is_not_a_database(tmp_path: Path) -> None:
