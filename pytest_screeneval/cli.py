@@ -557,8 +557,9 @@ def build_parser(commands: Sequence[Command] = COMMANDS) -> argparse.ArgumentPar
             group = groups[prefix[:-1]].add_parser(
                 prefix[-1], help=command.group_help.get(prefix[-1], "")
             )
+            # dest must not collide with option names (a "db" group vs --db)
             groups[prefix] = group.add_subparsers(
-                dest="_".join(prefix), metavar="COMMAND", required=True
+                dest=f"{'_'.join(prefix)}_command", metavar="COMMAND", required=True
             )
         sub = groups[command.words[:-1]].add_parser(
             command.words[-1], help=command.help, description=command.help

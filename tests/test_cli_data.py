@@ -330,6 +330,22 @@ def test_db_upgrade(store_url: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert (code, out) == (0, "no runs yet\n")
 
 
+def test_db_upgrade_of_the_default_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("SCREENEVAL_DB", raising=False)
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_cli(capsys, "db", "upgrade")
+    assert (code, err) == (0, "")
+    assert out == (
+        f"upgraded the store at sqlite:///{tmp_path.resolve().as_posix()}/.screeneval/"
+        "screeneval.db from schema revision (empty) to 0001\n"
+    )
+    monkeypatch.setenv("SCREENEVAL_DB", f"sqlite:///{tmp_path / 'env.db'}")
+    assert main(["db", "upgrade"]) == 0
+    assert (tmp_path / "env.db").is_file()
+
+
 def test_store_url_from_env_and_default(
     tmp_path: Path,
     cases_dir: Path,
