@@ -694,8 +694,10 @@ def load_golden_set(root: Path, *, relative_to: Path | None = None) -> GoldenSet
     for path in case_files(root):
         case = load_case_file(path, rubric, shown(path), variants)
         if case.id in first_seen:
+            # Only on this error path: read the file again for the line of its `id`.
+            line = getattr(_read_yaml(path, shown(path)), "key_lines", {}).get("id", 1)
             raise GoldenSetError(
-                f"{shown(path)}: duplicate case id {case.id!r}, already used in "
+                f"{shown(path)}, line {line}: duplicate case id {case.id!r}, already used in "
                 f"{first_seen[case.id]}."
             )
         first_seen[case.id] = shown(path)
