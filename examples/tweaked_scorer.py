@@ -34,7 +34,8 @@ class TweakedScorer:
     def score(self, text: str, rubric: Rubric) -> Sequence[CriterionScore]:
         top = rubric.scale.max
         return [
-            replace(s, score=s.score - 1) if s.criterion == TWEAKED_CRITERION and s.score >= top - 1
+            replace(s, score=s.score - 1)
+            if s.criterion == TWEAKED_CRITERION and s.score >= top - 1
             else s
             for s in self.reference.score(text, rubric)
         ]

@@ -34,8 +34,13 @@ def _extra_options() -> tuple[OptionSpec, ...]:
     from .scorers.openai_options import OPTIONS as OPENAI_OPTIONS
 
     return tuple(
-        OptionSpec(o.name, "" if o.default is None else str(o.default), o.help,
-                   o.type if o.type is not None else str, o.flag)
+        OptionSpec(
+            o.name,
+            "" if o.default is None else str(o.default),
+            o.help,
+            o.type if o.type is not None else str,
+            o.flag,
+        )
         for o in OPENAI_OPTIONS
     )
 
@@ -48,26 +53,72 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("screeneval", "screeneval: regression tests for AI resume screeners")
-    group.addoption("--screeneval", action="store_true", default=False,
-                    help="Score the golden set, record a run, assert and gate.")
-    group.addoption("--screeneval-accept", action="store_true", default=False,
-                    help="Make this run the baseline when it completes with every gate passing.")
-    group.addoption("--screeneval-accepted-by", metavar="NAME", default=None,
-                    help="Who accepts the run (required with --screeneval-accept).")
-    group.addoption("--screeneval-accept-note", metavar="TEXT", default="",
-                    help="A note recorded with the acceptance.")
-    group.addoption("--screeneval-force-accept", action="store_true", default=False,
-                    help="Accept despite failed gates or unreviewed crossings (needs a note).")
-    group.addoption("--screeneval-reuse", action="store_true", default=False,
-                    help="Reuse scores of the latest complete run with the same scorer identity "
-                         "and input instead of calling the scorer.")
-    group.addoption("--screeneval-notes", metavar="TEXT", default="",
-                    help="Notes stored on the run row.")
-    for spec in (*OPTIONS, *_extra_options()):
+    group.addoption(
+        "--screeneval",
+        action="store_true",
+        default=False,
+        help="Score the golden set, record a run, assert and gate.",
+    )
+    group.addoption(
+        "--screeneval-accept",
+        action="store_true",
+        default=False,
+        help="Make this run the baseline when it completes with every gate passing.",
+    )
+    group.addoption(
+        "--screeneval-accepted-by",
+        metavar="NAME",
+        default=None,
+        help="Who accepts the run (required with --screeneval-accept).",
+    )
+    group.addoption(
+        "--screeneval-accept-note",
+        metavar="TEXT",
+        default="",
+        help="A note recorded with the acceptance.",
+    )
+    group.addoption(
+        "--screeneval-force-accept",
+        action="store_true",
+        default=False,
+        help="Accept despite failed gates or unreviewed crossings (needs a note).",
+    )
+    group.addoption(
+        "--screeneval-reuse",
+        action="store_true",
+        default=False,
+        help="Reuse scores of the latest complete run with the same scorer identity "
+        "and input instead of calling the scorer.",
+    )
+    group.addoption(
+        "--screeneval-notes", metavar="TEXT", default="", help="Notes stored on the run row."
+    )
+    for spec in _all_specs().values():
         parser.addini(spec.name, spec.help, default=spec.default)
-        if spec.flag:
-            group.addoption(spec.flag, dest=spec.name, type=spec.type, default=None,
-                            metavar="VALUE", help=f"{spec.help} (ini: {spec.name})")
+        if not spec.flag:
+            continue
+        if getattr(spec.type, "__name__", "") == "boolean":
+            group.addoption(
+                spec.flag,
+                dest=spec.name,
+                action="store_const",
+                const="true",
+                default=None,
+                help=f"{spec.help} (ini: {spec.name})",
+            )
+        else:
+            group.addoption(
+                spec.flag,
+                dest=spec.name,
+                type=spec.type,
+                default=None,
+                metavar="VALUE",
+                help=f"{spec.help} (ini: {spec.name})",
+            )
+
+
+def _all_specs() -> dict[str, OptionSpec]:
+    return {spec.name: spec for spec in (*OPTIONS, *_extra_options())}
 
 
 def session_of(config: pytest.Config) -> ScreenevalSession | None:
@@ -75,7 +126,11 @@ def session_of(config: pytest.Config) -> ScreenevalSession | None:
 
 
 def _option_getter(config: pytest.Config) -> Any:
-    def get(spec: OptionSpec) -> object | None:
+    specs = _all_specs()
+
+    def get(spec: OptionSpec | str) -> object | None:
+        if isinstance(spec, str):
+            spec = specs[spec]
         if spec.flag:
             value = config.getoption(spec.name, default=None)
             if value is not None:
@@ -97,12 +152,17 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(str(exc)) from None
     if config.getoption("screeneval_accept") and not config.getoption("screeneval_accepted_by"):
         raise pytest.UsageError("--screeneval-accept needs --screeneval-accepted-by NAME.")
-    if config.getoption("screeneval_force_accept") and not config.getoption("screeneval_accept_note"):
-        raise pytest.UsageError("--screeneval-force-accept needs --screeneval-accept-note TEXT "
-                                "saying why.")
+    if config.getoption("screeneval_force_accept") and not config.getoption(
+        "screeneval_accept_note"
+    ):
+        raise pytest.UsageError(
+            "--screeneval-force-accept needs --screeneval-accept-note TEXT saying why."
+        )
     if config.getoption("screeneval_reuse") and settings.repeat > 1:
-        raise pytest.UsageError("--screeneval-reuse cannot be combined with --screeneval-repeat: "
-                                "reused scores would measure nothing about self-consistency.")
+        raise pytest.UsageError(
+            "--screeneval-reuse cannot be combined with --screeneval-repeat: "
+            "reused scores would measure nothing about self-consistency."
+        )
 
     from .session import ScreenevalSession
 
@@ -154,8 +214,9 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
-                                  items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
     screeneval = session_of(config)
     if screeneval is None or screeneval.settings.source != "db":
         return
@@ -208,18 +269,26 @@ class CaseNode(ScreenevalCollector):
         assert screeneval is not None
         case = self.case
         for criterion in screeneval.rubric.criterion_names:
-            yield ScreenevalItem.from_parent(self, name=criterion, case=case, kind="criterion",
-                                             target=criterion)
-        yield ScreenevalItem.from_parent(self, name="decision", case=case, kind="decision",
-                                         target="decision")
+            yield ScreenevalItem.from_parent(
+                self, name=criterion, case=case, kind="criterion", target=criterion
+            )
+        yield ScreenevalItem.from_parent(
+            self, name="decision", case=case, kind="decision", target="decision"
+        )
         for attribute in screeneval.variants.attributes:
             if attribute in case.attributes:
-                yield ScreenevalItem.from_parent(self, name=f"counterfactual[{attribute}]",
-                                                 case=case, kind="counterfactual", target=attribute)
+                yield ScreenevalItem.from_parent(
+                    self,
+                    name=f"counterfactual[{attribute}]",
+                    case=case,
+                    kind="counterfactual",
+                    target=attribute,
+                )
         if screeneval.settings.perturbation_examples > 0:
             for kind in PERTURBATION_KINDS:
-                yield ScreenevalItem.from_parent(self, name=f"perturbation[{kind}]", case=case,
-                                                 kind="perturbation", target=kind)
+                yield ScreenevalItem.from_parent(
+                    self, name=f"perturbation[{kind}]", case=case, kind="perturbation", target=kind
+                )
 
 
 class ScreenevalFailure(Exception):
@@ -295,13 +364,21 @@ def _selection(config: pytest.Config) -> str:
 def pytest_runtestloop(session: pytest.Session) -> Iterator[None]:
     screeneval = session_of(session.config)
     items = [i for i in session.items if isinstance(i, ScreenevalItem)]
-    collection_failed = session.testsfailed and not session.config.option.continue_on_collection_errors
-    if screeneval is not None and items and not collection_failed and not session.config.option.collectonly:
+    collection_failed = (
+        session.testsfailed and not session.config.option.continue_on_collection_errors
+    )
+    if (
+        screeneval is not None
+        and items
+        and not collection_failed
+        and not session.config.option.collectonly
+    ):
         reporter = session.config.pluginmanager.get_plugin("terminalreporter")
         progress = _Progress(reporter)
         try:
-            screeneval.start([item.need for item in items], _selection(session.config),
-                             progress=progress)
+            screeneval.start(
+                [item.need for item in items], _selection(session.config), progress=progress
+            )
         except ScreenevalError as exc:
             screeneval.finish("interrupted")
             raise pytest.UsageError(str(exc)) from None
@@ -327,8 +404,9 @@ class _Progress:
         if now - self.last < 0.5 and done != total:
             return
         self.last = now
-        self.reporter.write_line(f"screeneval: scored {done}/{total} inputs "
-                                 f"({now - self.started:.1f} s)")
+        self.reporter.write_line(
+            f"screeneval: scored {done}/{total} inputs ({now - self.started:.1f} s)"
+        )
 
     def done(self, screeneval: ScreenevalSession) -> None:
         if self.reporter is not None and screeneval.scorer is not None:

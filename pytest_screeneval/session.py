@@ -39,7 +39,6 @@ from .metrics import (
     criterion_agreement,
     crossings,
     movements,
-    overall_by_case,
     self_consistency,
     slice_agreement,
 )
@@ -126,7 +125,9 @@ class ScreenevalSession:
         self.settings = settings
         self.rootdir = rootdir
         self.cases_dir = (rootdir / settings.cases).resolve()
-        self.db_url = db_url or settings.db or os.environ.get("SCREENEVAL_DB") or default_url(rootdir)
+        self.db_url = (
+            db_url or settings.db or os.environ.get("SCREENEVAL_DB") or default_url(rootdir)
+        )
         self.scorer_override = scorer_override
         self.reuse = reuse
         self.notes = notes
@@ -156,6 +157,7 @@ class ScreenevalSession:
         self.golden_only = False
         self.verdicts: dict[str, tuple[str, Verdict]] = {}
         self.acceptance_error: str | None = None
+        self.scorer_calls = 0
 
     # ---------------------------------------------------------------- set-up
 
@@ -163,8 +165,10 @@ class ScreenevalSession:
         """Open the store and read the rubric and variants; errors are one sentence."""
         self.store = Store.open(self.db_url)
         for run_id in self.store.mark_abandoned_runs():
-            self.warnings.append(f"run {run_id} was left running by a process that is gone; "
-                                 "it is now marked interrupted")
+            self.warnings.append(
+                f"run {run_id} was left running by a process that is gone; "
+                "it is now marked interrupted"
+            )
         if self.settings.source == "db":
             golden = self.store.load_golden_set()
             self.rubric, self.variants = golden.rubric, golden.variants
@@ -174,10 +178,13 @@ class ScreenevalSession:
         else:
             shown = self._shown(self.cases_dir)
             if not self.cases_dir.is_dir():
-                raise GoldenSetError(f"{shown}: the golden set folder does not exist "
-                                     "(set ini screeneval_cases).")
+                raise GoldenSetError(
+                    f"{shown}: the golden set folder does not exist (set ini screeneval_cases)."
+                )
             self.rubric = load_rubric(self.cases_dir / "rubric.yaml", f"{shown}/rubric.yaml")
-            self.variants = load_variants(self.cases_dir / "variants.yaml", f"{shown}/variants.yaml")
+            self.variants = load_variants(
+                self.cases_dir / "variants.yaml", f"{shown}/variants.yaml"
+            )
         self.frozen = self.store.frozen_cases()
         self.baseline = self.store.baseline(self.rubric.id)
         if self.baseline is not None:
@@ -226,8 +233,9 @@ class ScreenevalSession:
         )
 
     def golden_set(self) -> GoldenSet:
-        return GoldenSet(self.rubric, self.variants, tuple(self.cases.values()),
-                         self._shown(self.cases_dir))
+        return GoldenSet(
+            self.rubric, self.variants, tuple(self.cases.values()), self._shown(self.cases_dir)
+        )
 
     # ---------------------------------------------------------------- scoring
 
@@ -236,15 +244,26 @@ class ScreenevalSession:
             scorer = self.scorer_override(self.rubric)
             if scorer is not None:
                 return scorer
+        if self.settings.scorer == "openai":
+            return self._openai_scorer()
         factory = load_scorer_factory(self.settings.scorer)
         try:
             return factory(self.rubric)
         except ScreenevalError:
             raise
-        except Exception as exc:  # noqa: BLE001 - a user's factory; say what it raised
+        except Exception as exc:
             raise ScreenevalError(
                 f"The scorer factory {self.settings.scorer!r} raised {type(exc).__name__}: {exc}."
             ) from None
+
+    def _openai_scorer(self) -> Scorer:
+        from .scorers.openai import make_scorer
+        from .scorers.openai_options import settings_from as openai_settings_from
+
+        get = self.option_getter or (lambda name: None)
+        scorer = make_scorer(self.rubric, openai_settings_from(get), root=self.rootdir)
+        self.warnings.extend(scorer.warnings)
+        return scorer
 
     def prepare_scorer(self) -> None:
         """Resolve the scorer before collection, so a refused scorer stops the session early."""
@@ -252,7 +271,7 @@ class ScreenevalSession:
 
     @property
     def scored_inputs(self) -> int:
-        return sum(1 for r in self.results.values() if not r.cached and r.reused_from_run is None)
+        return self.scorer_calls
 
     def jobs_for(self, needs: Iterable[ItemNeed]) -> list[ScoringJob]:
         jobs: dict[tuple[str, str, int], ScoringJob] = {}
@@ -261,19 +280,26 @@ class ScreenevalSession:
             if need.kind == "criterion":
                 for repeat in range(self.settings.repeat):
                     jobs[(case.id, ORIGINAL, repeat)] = ScoringJob(
-                        case.id, ORIGINAL, repeat, case.input_text, case.input_sha256)
+                        case.id, ORIGINAL, repeat, case.input_text, case.input_sha256
+                    )
             elif need.kind in ("decision", "perturbation"):
                 jobs[(case.id, ORIGINAL, 0)] = ScoringJob(
-                    case.id, ORIGINAL, 0, case.input_text, case.input_sha256)
+                    case.id, ORIGINAL, 0, case.input_text, case.input_sha256
+                )
             elif need.kind == "counterfactual":
                 for value, variant in case_variants(case, self.variants).get(need.target, []):
                     key = variant_key(need.target, value.value)
                     jobs[(case.id, key, 0)] = ScoringJob(
-                        case.id, key, 0, variant.input_text, variant.input_sha256)
+                        case.id, key, 0, variant.input_text, variant.input_sha256
+                    )
         return list(jobs.values())
 
-    def start(self, needs: Sequence[ItemNeed], selection: str,
-              progress: Callable[[int, int], None] | None = None) -> None:
+    def start(
+        self,
+        needs: Sequence[ItemNeed],
+        selection: str,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> None:
         """Sync the golden set, open a run and score every input the selected items need."""
         assert self.store is not None
         self.needs = list(needs)
@@ -292,7 +318,8 @@ class ScreenevalSession:
             notes=self.notes,
             baseline_run_id=self.baseline.run_id if self.baseline else None,
             selection=selection,
-            config={k: v for k, v in vars(self.settings).items()} | {
+            config={k: v for k, v in vars(self.settings).items()}
+            | {
                 "cases_selected": len(selected_ids),
                 "python": sys.version.split()[0],
             },
@@ -301,24 +328,32 @@ class ScreenevalSession:
         reused = self._reuse(jobs) if self.reuse else {}
         for result in reused.values():
             self._record(result)
-        todo = [job for job in jobs if (job.case_id, job.variant_key, job.repeat_index) not in reused]
+        todo = [
+            job for job in jobs if (job.case_id, job.variant_key, job.repeat_index) not in reused
+        ]
         done = [0]
         total = len(todo)
 
         def on_result(result: JobResult) -> None:
+            self.scorer_calls += 1
             self._record(result)
             done[0] += 1
             if progress is not None:
                 progress(done[0], total)
 
         run_jobs(
-            self.scorer, self.rubric, self._dedupe(todo, on_result),
-            concurrency=self.settings.concurrency, timeout=self.settings.timeout,
+            self.scorer,
+            self.rubric,
+            self._dedupe(todo, on_result),
+            concurrency=self.settings.concurrency,
+            timeout=self.settings.timeout,
             on_result=on_result,
         )
         self.flush(force=True)
 
-    def _dedupe(self, jobs: list[ScoringJob], on_result: Callable[[JobResult], None]) -> list[ScoringJob]:
+    def _dedupe(
+        self, jobs: list[ScoringJob], on_result: Callable[[JobResult], None]
+    ) -> list[ScoringJob]:
         """Identical texts (a variant equal to the original) are scored once per repeat."""
         unique: dict[tuple[str, int], ScoringJob] = {}
         self._twins: dict[tuple[str, int], list[ScoringJob]] = defaultdict(list)
@@ -334,27 +369,38 @@ class ScreenevalSession:
         assert self.store is not None and self.scorer is not None
         previous = self.store.latest_complete_run(identity=self.scorer.identity)
         if previous is None:
-            self.warnings.append("--screeneval-reuse found no complete run with this scorer "
-                                 "identity; every input was scored afresh")
+            self.warnings.append(
+                "--screeneval-reuse found no complete run with this scorer "
+                "identity; every input was scored afresh"
+            )
             return {}
         by_input: dict[tuple[str, int], list[ScoreRow]] = defaultdict(list)
         for row in self.store.scores(previous.run_id):
             if row.error is None:
                 by_input[(row.input_sha256, row.repeat_index)].append(row)
         from .scoring_types import CriterionScore
+
         reused: dict[tuple[str, str, int], JobResult] = {}
         for job in jobs:
             rows = by_input.get((job.input_sha256, job.repeat_index))
             if not rows or {r.criterion for r in rows} != set(self.rubric.criterion_names):
                 continue
             scores = {
-                r.criterion: CriterionScore(r.criterion, r.score or 0, r.rationale, r.evidence,
-                                            r.confidence)
+                r.criterion: CriterionScore(
+                    r.criterion, r.score or 0, r.rationale, r.evidence, r.confidence
+                )
                 for r in rows
             }
             reused[(job.case_id, job.variant_key, job.repeat_index)] = JobResult(
-                job, tuple(scores.values()), {}, 0.0, 0, previous.served_model,
-                reused_from_run=previous.run_id, by_criterion=scores)
+                job,
+                tuple(scores.values()),
+                {},
+                0.0,
+                0,
+                previous.served_model,
+                reused_from_run=previous.run_id,
+                by_criterion=scores,
+            )
         return reused
 
     def _record(self, result: JobResult) -> None:
@@ -387,8 +433,12 @@ class ScreenevalSession:
                     attempts=result.attempts,
                     error=result.error_for(criterion),
                     input_sha256=job.input_sha256,
-                    prompt_tokens=result.prompt_tokens if criterion == self.rubric.criterion_names[0] else 0,
-                    completion_tokens=result.completion_tokens if criterion == self.rubric.criterion_names[0] else 0,
+                    prompt_tokens=result.prompt_tokens
+                    if criterion == self.rubric.criterion_names[0]
+                    else 0,
+                    completion_tokens=result.completion_tokens
+                    if criterion == self.rubric.criterion_names[0]
+                    else 0,
                     reused_from_run=result.reused_from_run,
                 )
             )
@@ -398,7 +448,8 @@ class ScreenevalSession:
         if not self.pending_rows or self.store is None:
             return
         due = len(self.pending_rows) >= FLUSH_EVERY_ROWS or (
-            time.monotonic() - self.last_flush >= FLUSH_EVERY_SECONDS)
+            time.monotonic() - self.last_flush >= FLUSH_EVERY_SECONDS
+        )
         if force or due:
             rows, self.pending_rows = self.pending_rows, []
             self.store.write_scores(rows)
@@ -412,8 +463,10 @@ class ScreenevalSession:
         if cached is not None:
             return cached
         job = ScoringJob(case.id, variant, 0, text, sha)
-        [result] = run_jobs(self.scorer, self.rubric, [job], concurrency=1,
-                            timeout=self.settings.timeout)
+        [result] = run_jobs(
+            self.scorer, self.rubric, [job], concurrency=1, timeout=self.settings.timeout
+        )
+        self.scorer_calls += 1
         self.cache[(sha, 0)] = result
         self.results.setdefault((case.id, variant, 0), result)
         self._queue_rows(result)
@@ -424,15 +477,23 @@ class ScreenevalSession:
 
     def _tolerances(self) -> Tolerances:
         s = self.settings
-        return Tolerances(s.expected_tolerance, s.movement_tolerance, s.contested_max_confidence,
-                          s.rationale_flags == "fail")
+        return Tolerances(
+            s.expected_tolerance,
+            s.movement_tolerance,
+            s.contested_max_confidence,
+            s.rationale_flags == "fail",
+        )
 
     def _review(self, case_id: str, target: str, before: str, after: str) -> ReviewInfo | None:
         if self.store is None or self.baseline is None:
             return None
-        review = self.store.find_review(case_id=case_id, target=target,
-                                        baseline_run_id=self.baseline.run_id,
-                                        before=before, after=after)
+        review = self.store.find_review(
+            case_id=case_id,
+            target=target,
+            baseline_run_id=self.baseline.run_id,
+            before=before,
+            after=after,
+        )
         if review is None:
             return None
         return ReviewInfo(review.reviewed_by, review.reviewed_at, review.note)
@@ -453,8 +514,11 @@ class ScreenevalSession:
         error = result.error_for(criterion)
         flags: tuple[str, ...] = ()
         if score is not None:
-            flags = tuple(rationale_flags(case.input_text, criterion, score.score,
-                                          score.rationale, tuple(score.evidence)))
+            flags = tuple(
+                rationale_flags(
+                    case.input_text, criterion, score.score, score.rationale, tuple(score.evidence)
+                )
+            )
         return CriterionEvidence(
             score.score if score else None,
             score.rationale if score else "",
@@ -471,10 +535,13 @@ class ScreenevalSession:
         review = None
         if before is not None and evidence.score is not None and before != evidence.score:
             review = self._review(case_id, criterion, str(before), str(evidence.score))
-        return criterion_verdict(case, criterion, evidence, self._tolerances(),
-                                 self.baseline_info, before, review)
+        return criterion_verdict(
+            case, criterion, evidence, self._tolerances(), self.baseline_info, before, review
+        )
 
-    def current_table(self, variant: str = ORIGINAL, repeat: int = 0) -> dict[tuple[str, str], int | None]:
+    def current_table(
+        self, variant: str = ORIGINAL, repeat: int = 0
+    ) -> dict[tuple[str, str], int | None]:
         table: dict[tuple[str, str], int | None] = {}
         for (case_id, variant_key_, repeat_index), result in self.results.items():
             if variant_key_ != variant or repeat_index != repeat:
@@ -493,11 +560,14 @@ class ScreenevalSession:
         case = self.cases[case_id]
         result = self.results.get((case_id, ORIGINAL, 0))
         overall = self.overall_of(result) if result else None
-        missing = [n for n in self.rubric.criterion_names
-                   if result is None or n not in result.by_criterion]
+        missing = [
+            n for n in self.rubric.criterion_names if result is None or n not in result.by_criterion
+        ]
         baseline_overall = None
         if self.baseline is not None:
-            before = {c: self.baseline_scores.get((case_id, c)) for c in self.rubric.criterion_names}
+            before = {
+                c: self.baseline_scores.get((case_id, c)) for c in self.rubric.criterion_names
+            }
             if all(v is not None for v in before.values()):
                 baseline_overall = self.rubric.overall(before)  # type: ignore[arg-type]
         review = None
@@ -505,8 +575,9 @@ class ScreenevalSession:
             b, a = self.rubric.decision(baseline_overall), self.rubric.decision(overall)
             if a != b:
                 review = self._review(case_id, "decision", b, a)
-        return decision_verdict(case, self.rubric, overall, missing, self.baseline_info,
-                                baseline_overall, review)
+        return decision_verdict(
+            case, self.rubric, overall, missing, self.baseline_info, baseline_overall, review
+        )
 
     def record_verdict(self, nodeid: str, kind: str, verdict: Verdict) -> None:
         self.verdicts[nodeid] = (kind, verdict)
@@ -549,8 +620,9 @@ class ScreenevalSession:
             self.flush(force=True)
         finally:
             served = sorted({r.served_model for r in self.results.values() if r.served_model})
-            self.store.finish_run(self.run_id, status=status,
-                                  served_model=", ".join(served) or None)
+            self.store.finish_run(
+                self.run_id, status=status, served_model=", ".join(served) or None
+            )
 
     def close(self) -> None:
         if self.store is not None:
@@ -566,22 +638,30 @@ class ScreenevalSession:
         table = {k: v for k, v in self.current_table().items() if k in criterion_needs}
         baseline_table = (
             {k: v for k, v in self.baseline_scores.items() if k in criterion_needs}
-            if self.baseline else None
+            if self.baseline
+            else None
         )
-        agreement = criterion_agreement(cases, self.rubric, table, s.expected_tolerance, baseline_table)
+        agreement = criterion_agreement(
+            cases, self.rubric, table, s.expected_tolerance, baseline_table
+        )
         slices = slice_agreement(cases, table, s.expected_tolerance)
         moved = movements(table, baseline_table) if baseline_table is not None else []
         unreviewed_moved = [
-            m for m in moved
+            m
+            for m in moved
             if abs(m.delta) > s.movement_tolerance
             and self._review(m.case_id, m.criterion, str(m.before), str(m.after)) is None
         ]
         decision_ids = {n.case_id for n in self.needs if n.kind == "decision"}
         full_table = {k: v for k, v in self.current_table().items() if k[0] in decision_ids}
         flips = (
-            crossings(self.rubric, full_table,
-                      {k: v for k, v in self.baseline_scores.items() if k[0] in decision_ids})
-            if self.baseline else []
+            crossings(
+                self.rubric,
+                full_table,
+                {k: v for k, v in self.baseline_scores.items() if k[0] in decision_ids},
+            )
+            if self.baseline
+            else []
         )
         reviewed_flips = {}
         for flip in flips:
@@ -616,8 +696,12 @@ class ScreenevalSession:
             slices=slices,
             slice_min_n=s.slice_min_n,
             counterfactual_worst={
-                a: (float(v["worst_gap"]), float(v["mean_gap"]), int(v["n_cases"]),
-                    f"{v['worst_case']} ({' vs '.join(v['worst_values'])})")
+                a: (
+                    float(v["worst_gap"]),
+                    float(v["mean_gap"]),
+                    int(v["n_cases"]),
+                    f"{v['worst_case']} ({' vs '.join(v['worst_values'])})",
+                )
                 for a, v in counterfactual.items()
             },
             perturbation_worst={
@@ -630,12 +714,18 @@ class ScreenevalSession:
             unreviewed_crossings=len(flips) - len(reviewed_flips),
             crossings=len(flips),
         )
-        limits = GateLimits(s.max_agreement_drop, s.max_moved_share, s.min_worst_slice, s.max_gap,
-                            s.max_perturbation_shift, s.max_self_disagreement)
+        limits = GateLimits(
+            s.max_agreement_drop,
+            s.max_moved_share,
+            s.min_worst_slice,
+            s.max_gap,
+            s.max_perturbation_shift,
+            s.max_self_disagreement,
+        )
         gates = evaluate_gates(gate_inputs, limits)
         results = list(self.results.values())
         calls = {
-            "scored": sum(1 for r in results if not r.cached and r.reused_from_run is None),
+            "scored": self.scorer_calls,
             "reused": sum(1 for r in results if r.reused_from_run is not None),
             "deduplicated": sum(1 for r in results if r.cached),
             "needed_retries": sum(1 for r in results if r.attempts > 1),
@@ -681,32 +771,45 @@ class ScreenevalSession:
             shown = "none" if value.value is None else value.value
             result = self.results.get((case_id, key, 0))
             if result is None or self.overall_of(result) is None:
-                reason = "not scored" if result is None else (
-                    result.error_for("*") or "; ".join(sorted(set(result.errors.values()))))
+                reason = (
+                    "not scored"
+                    if result is None
+                    else (result.error_for("*") or "; ".join(sorted(set(result.errors.values()))))
+                )
                 problems.append(f"{shown}: {reason}")
                 continue
             overall[shown] = self.overall_of(result)  # type: ignore[assignment]
             for criterion, score in result.by_criterion.items():
                 per_criterion[criterion][shown] = score.score
-        lines = [f"{case_id} · counterfactual[{attribute}] (max gap {self.settings.max_gap:g} points)"]
+        lines = [
+            f"{case_id} · counterfactual[{attribute}] (max gap {self.settings.max_gap:g} points)"
+        ]
         for shown, value in sorted(overall.items(), key=lambda kv: -kv[1]):
             lines.append(f"  {value:6.1f}  {shown}")
         reasons = [f"scorer error on a variant: {p}" for p in problems]
         if len(overall) >= 2:
             high = max(overall, key=lambda k: overall[k])
-            low = min(overall, key=lambda k: overall[k])
+            low = min((k for k in overall if k != high), key=lambda k: overall[k])
             gap = overall[high] - overall[low]
-            crit_gaps = {c: float(max(v.values()) - min(v.values()))
-                         for c, v in per_criterion.items() if len(v) >= 2}
+            crit_gaps = {
+                c: float(max(v.values()) - min(v.values()))
+                for c, v in per_criterion.items()
+                if len(v) >= 2
+            }
             self.counterfactual_gaps[attribute][case_id] = {
-                "gap": gap, "values": (high, low), "per_criterion": crit_gaps}
+                "gap": gap,
+                "values": (high, low),
+                "per_criterion": crit_gaps,
+            }
             lines.append(f"  gap    {gap:.1f} points ({high} vs {low})")
             moved = ", ".join(f"{c} {g:g}" for c, g in sorted(crit_gaps.items()) if g)
             if moved:
                 lines.append(f"  per criterion: {moved}")
             if gap > self.settings.max_gap + 1e-9:
-                reasons.append(f"the overall score moves {gap:.1f} points across {attribute} "
-                               f"values, above the limit {self.settings.max_gap:g}")
+                reasons.append(
+                    f"the overall score moves {gap:.1f} points across {attribute} "
+                    f"values, above the limit {self.settings.max_gap:g}"
+                )
         for reason in reasons:
             lines.append(f"  FAILED     {reason}")
         return Verdict(not reasons, tuple(reasons), (), "\n".join(lines))
@@ -729,8 +832,11 @@ class ScreenevalSession:
         limit = self.settings.max_perturbation_shift
 
         @hypothesis_settings(
-            max_examples=max(1, self.settings.perturbation_examples), derandomize=True,
-            database=None, deadline=None, print_blob=False,
+            max_examples=max(1, self.settings.perturbation_examples),
+            derandomize=True,
+            database=None,
+            deadline=None,
+            print_blob=False,
             suppress_health_check=list(HealthCheck),
         )
         @given(perturbations(kind, case.input_text))
@@ -741,21 +847,29 @@ class ScreenevalSession:
             if overall is None:
                 raise _PerturbationFailure(
                     f"the scorer failed on the perturbed text: {result.error_for('*') or result.errors}",
-                    describe(perturbation, case.input_text))
+                    describe(perturbation, case.input_text),
+                )
             shift = abs(overall - base_overall)
             worst[0] = max(worst[0], shift)
             if shift > limit + 1e-9:
                 raise _PerturbationFailure(
                     f"the overall score moved {base_overall:.1f} → {overall:.1f} "
                     f"({shift:.1f} points, limit {limit:g})",
-                    describe(perturbation, case.input_text))
+                    describe(perturbation, case.input_text),
+                )
 
         try:
             check()
         except _PerturbationFailure as failure:
             self.perturbation_shifts[kind][case_id] = {"shift": max(worst[0], 0.0)}
-            block = "\n".join([header, f"  FAILED     {failure.reason}",
-                               "  smallest perturbation found:", failure.diff])
+            block = "\n".join(
+                [
+                    header,
+                    f"  FAILED     {failure.reason}",
+                    "  smallest perturbation found:",
+                    failure.diff,
+                ]
+            )
             return Verdict(False, (failure.reason,), (), block)
         self.perturbation_shifts[kind][case_id] = {"shift": worst[0]}
         return Verdict(True, (), (), f"{header}\n  worst shift {worst[0]:.1f} points")

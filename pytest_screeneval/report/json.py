@@ -13,14 +13,18 @@ if TYPE_CHECKING:
 __all__ = ["summary_document", "write_json"]
 
 
-def summary_document(summary: RunSummary, session: ScreenevalSession | None = None) -> dict[str, Any]:
+def summary_document(
+    summary: RunSummary, session: ScreenevalSession | None = None
+) -> dict[str, Any]:
     base = summary.baseline
     return {
         "run_id": summary.run_id,
         "status": summary.status,
         "identity": summary.identity,
         "served_models": list(summary.served_models),
-        "baseline": None if base is None else {
+        "baseline": None
+        if base is None
+        else {
             "run_id": base.run_id,
             "scorer": base.scorer,
             "model_id": base.model_id,
@@ -37,7 +41,8 @@ def summary_document(summary: RunSummary, session: ScreenevalSession | None = No
             for r in summary.agreement
         ],
         "slices": [
-            asdict(s) | {"pct": s.pct, "gated": s.cases >= summary.slice_min_n} for s in summary.slices
+            asdict(s) | {"pct": s.pct, "gated": s.cases >= summary.slice_min_n}
+            for s in summary.slices
         ],
         "movements": [asdict(m) | {"delta": m.delta} for m in summary.movements],
         "crossings": [
@@ -46,8 +51,9 @@ def summary_document(summary: RunSummary, session: ScreenevalSession | None = No
         ],
         "counterfactual": summary.counterfactual,
         "perturbation": summary.perturbation,
-        "self_consistency": None if summary.consistency is None else
-            asdict(summary.consistency) | {"pct": summary.consistency.pct},
+        "self_consistency": None
+        if summary.consistency is None
+        else asdict(summary.consistency) | {"pct": summary.consistency.pct},
         "gates": [g.as_dict() for g in summary.gates],
         "accepted": summary.accepted,
         "acceptance_error": session.acceptance_error if session is not None else None,
@@ -57,5 +63,7 @@ def summary_document(summary: RunSummary, session: ScreenevalSession | None = No
 
 def write_json(summary: RunSummary, path: Path, session: ScreenevalSession | None = None) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(summary_document(summary, session), indent=2, default=str) + "\n",
-                    encoding="utf-8")
+    path.write_text(
+        json.dumps(summary_document(summary, session), indent=2, default=str) + "\n",
+        encoding="utf-8",
+    )

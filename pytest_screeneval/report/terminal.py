@@ -13,15 +13,29 @@ __all__ = ["render", "table"]
 MOVEMENTS_SHOWN = 10
 
 
-def table(headers: Sequence[str], rows: Sequence[Sequence[object]], indent: str = "  ") -> list[str]:
+def table(
+    headers: Sequence[str], rows: Sequence[Sequence[object]], indent: str = "  "
+) -> list[str]:
     """Left-aligned first column, right-aligned numbers; plain text, no colours."""
     cells = [[str(h) for h in headers]] + [[_cell(v) for v in row] for row in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+    numeric = [all(_is_number(row[i]) for row in rows) and i > 0 for i in range(len(headers))]
     lines = []
     for row in cells:
-        parts = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)]
+        parts = [
+            cell.rjust(width) if is_numeric else cell.ljust(width)
+            for cell, width, is_numeric in zip(row, widths, numeric, strict=True)
+        ]
         lines.append(indent + "  ".join(parts).rstrip())
     return lines
+
+
+def _is_number(value: object) -> bool:
+    return (
+        value is None
+        or isinstance(value, int | float)
+        or (isinstance(value, str) and value.lstrip("+-").replace(".", "", 1).isdigit())
+    )
 
 
 def _cell(value: object) -> str:
@@ -52,7 +66,9 @@ def identity_lines(summary: RunSummary) -> list[str]:
         acc = base.accepted
         who = f", accepted by {acc.accepted_by} on {acc.accepted_at[:10]}" if acc else ""
         note = f' ("{acc.note}")' if acc and acc.note else ""
-        lines.append(f"baseline: run {base.run_id} · {base.scorer} · model {base.model_id}{who}{note}")
+        lines.append(
+            f"baseline: run {base.run_id} · {base.scorer} · model {base.model_id}{who}{note}"
+        )
     return lines
 
 
@@ -76,23 +92,47 @@ def render(summary: RunSummary, session: ScreenevalSession | None = None) -> lis
     lines += ["", "Agreement by criterion (worst first; contested items counted apart)"]
     lines += table(
         ["criterion", "cases", "exact", "%", "within %", "MAE", "change", "contested in range"],
-        [[r.criterion, r.cases, r.exact, r.exact_pct, r.within_pct, f"{r.mae:.2f}",
-          _signed(r.change), f"{r.contested_within_range}/{r.contested}"]
-         for r in summary.agreement],
+        [
+            [
+                r.criterion,
+                r.cases,
+                r.exact,
+                r.exact_pct,
+                r.within_pct,
+                f"{r.mae:.2f}",
+                _signed(r.change),
+                f"{r.contested_within_range}/{r.contested}",
+            ]
+            for r in summary.agreement
+        ],
     )
-    lines += ["", f"Agreement by slice (worst first; slices under n={summary.slice_min_n} shown, not gated)"]
+    lines += [
+        "",
+        f"Agreement by slice (worst first; slices under n={summary.slice_min_n} shown, not gated)",
+    ]
     lines += table(
         ["slice", "cases", "items", "within %", "95% CI", "gated"],
-        [[s.slice, s.cases, s.items, s.pct, f"{s.ci_low:.0f}–{s.ci_high:.0f}",
-          "yes" if s.cases >= summary.slice_min_n else "no"] for s in summary.slices],
+        [
+            [
+                s.slice,
+                s.cases,
+                s.items,
+                s.pct,
+                f"{s.ci_low:.0f}–{s.ci_high:.0f}",
+                "yes" if s.cases >= summary.slice_min_n else "no",
+            ]
+            for s in summary.slices
+        ],
     )
     if summary.baseline is not None:
         lines += ["", f"Movements against run {summary.baseline.run_id}: {len(summary.movements)}"]
         if summary.movements:
             lines += table(
                 ["case", "criterion", "before", "after", "delta"],
-                [[m.case_id, m.criterion, m.before, m.after, f"{m.delta:+d}"]
-                 for m in summary.movements[:MOVEMENTS_SHOWN]],
+                [
+                    [m.case_id, m.criterion, m.before, m.after, f"{m.delta:+d}"]
+                    for m in summary.movements[:MOVEMENTS_SHOWN]
+                ],
             )
             if len(summary.movements) > MOVEMENTS_SHOWN:
                 lines.append(f"  ... and {len(summary.movements) - MOVEMENTS_SHOWN} more")
@@ -100,27 +140,48 @@ def render(summary: RunSummary, session: ScreenevalSession | None = None) -> lis
         if summary.crossings:
             lines += table(
                 ["case", "before", "after", "reviewed by"],
-                [[c.case_id, f"{c.before_overall:.1f} {c.before}", f"{c.after_overall:.1f} {c.after}",
-                  summary.reviewed_crossings.get(c.case_id, "NOT REVIEWED")] for c in summary.crossings],
+                [
+                    [
+                        c.case_id,
+                        f"{c.before_overall:.1f} {c.before}",
+                        f"{c.after_overall:.1f} {c.after}",
+                        summary.reviewed_crossings.get(c.case_id, "NOT REVIEWED"),
+                    ]
+                    for c in summary.crossings
+                ],
             )
     if summary.counterfactual:
         lines += ["", "Counterfactual gaps (overall points)"]
         lines += table(
             ["attribute", "cases", "mean", "worst", "worst case", "values"],
-            [[a, v["n_cases"], v["mean_gap"], v["worst_gap"], v["worst_case"],
-              " vs ".join(v["worst_values"])] for a, v in summary.counterfactual.items()],
+            [
+                [
+                    a,
+                    v["n_cases"],
+                    v["mean_gap"],
+                    v["worst_gap"],
+                    v["worst_case"],
+                    " vs ".join(v["worst_values"]),
+                ]
+                for a, v in summary.counterfactual.items()
+            ],
         )
     if summary.perturbation:
         lines += ["", "Perturbation shifts (overall points)"]
         lines += table(
             ["kind", "cases", "mean", "worst", "worst case"],
-            [[k, v["n_cases"], v["mean_shift"], v["worst_shift"], v["worst_case"]]
-             for k, v in summary.perturbation.items()],
+            [
+                [k, v["n_cases"], v["mean_shift"], v["worst_shift"], v["worst_case"]]
+                for k, v in summary.perturbation.items()
+            ],
         )
     if summary.consistency is not None:
         c = summary.consistency
-        lines += ["", f"Self-consistency over {c.repeats} repeats: {c.disagreeing} of {c.items} "
-                      f"items differ ({c.pct:.1f}%)"]
+        lines += [
+            "",
+            f"Self-consistency over {c.repeats} repeats: {c.disagreeing} of {c.items} "
+            f"items differ ({c.pct:.1f}%)",
+        ]
         for case_id, criterion, values in c.examples[:5]:
             lines.append(f"  {case_id} · {criterion}: {', '.join(map(str, values))}")
     lines += ["", "Gates"]
@@ -133,8 +194,10 @@ def render(summary: RunSummary, session: ScreenevalSession | None = None) -> lis
     if summary.accepted:
         acc = summary.accepted
         forced = " (forced)" if acc.get("forced") else ""
-        lines.append(f"accepted: run {summary.run_id} is the new baseline{forced}, accepted by "
-                     f"{acc['accepted_by']} at {acc['accepted_at']}")
+        lines.append(
+            f"accepted: run {summary.run_id} is the new baseline{forced}, accepted by "
+            f"{acc['accepted_by']} at {acc['accepted_at']}"
+        )
     if session is not None and session.acceptance_error:
         lines.append(f"not accepted: {session.acceptance_error}")
     return lines
