@@ -54,7 +54,7 @@ RUBRIC = Rubric(
     id="backend-engineer-payments",
     version="2026.1",
     scale=Scale(1, 5),
-    advance_at=60.0,
+    advance_at=58.0,
     criteria=(
         Criterion(
             name="python",
@@ -62,7 +62,7 @@ RUBRIC = Rubric(
                 "Builds and maintains production Python services: web frameworks, tests, "
                 "async code, typing and performance work."
             ),
-            weight=2.0,
+            weight=6.0,
             keywords={
                 2: ("python", "jupyter", "pandas"),
                 3: ("django", "flask", "fastapi", "pytest"),
@@ -76,6 +76,7 @@ RUBRIC = Rubric(
                 "Runs services on cloud infrastructure: containers, infrastructure as code, "
                 "orchestration and resilient multi-region set-ups."
             ),
+            weight=5.0,
             keywords={
                 2: ("cloud", "linux", "heroku"),
                 3: ("aws", "gcp", "azure", "docker"),
@@ -94,6 +95,7 @@ RUBRIC = Rubric(
                 "Designs and operates relational and key-value stores: data models, query "
                 "performance, replication and migrations at scale."
             ),
+            weight=5.0,
             keywords={
                 2: ("sql", "mysql", "sqlite", "ms access"),
                 3: ("postgresql", "postgres", "redis", "mongodb", "dynamodb"),
@@ -113,6 +115,7 @@ RUBRIC = Rubric(
                 "Grows and leads engineers: mentoring, leading a team, managing people, "
                 "running an engineering organisation."
             ),
+            weight=5.0,
             keywords={
                 2: ("mentored", "mentoring", "coached"),
                 3: ("tech lead", "team lead", "led a team", "led the team"),
@@ -124,6 +127,7 @@ RUBRIC = Rubric(
             name="communication",
             # Deliberately vague, as real rubrics often are: raters disagree here most.
             description="Communicates clearly with colleagues and stakeholders.",
+            weight=4.0,
             keywords={
                 2: ("documentation", "presented", "presentations"),
                 3: ("technical writing", "stakeholders", "cross-functional", "workshops"),
