@@ -1,0 +1,233 @@
+"""Scoring and selection rates by group, with impact ratios, in the style of NYC Local Law 144.
+
+The bias-audit rule of New York City's Department of Consumer and Worker Protection (6 RCNY
+§5-300, §5-301) asks, per category of sex, of race/ethnicity and of their intersection: how many
+candidates, the *selection rate* (share selected; here: share whose overall score reaches the
+advance threshold), the *scoring rate* (share scoring above the median of the full sample) and
+the *impact ratio* (a category's rate over the highest category's rate). A category under 2% of
+the data may be left out of the impact ratios, and is then still shown with its count and rates;
+candidates of unknown category are counted and reported, never guessed.
+
+The screener never decides about a candidate; these rates describe what it scored, for the
+people who do decide. Pure module: no pytest, no I/O.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+__all__ = [
+    "IMPACT_THRESHOLD",
+    "MIN_SHARE",
+    "RACE",
+    "SEX",
+    "TIE_RULE",
+    "UNKNOWN",
+    "Breakdown",
+    "Candidate",
+    "CategoryRate",
+    "GroupRates",
+    "breakdown",
+    "group_rates",
+]
+
+SEX = "sex"
+RACE = "race"
+UNKNOWN = "unknown"
+# A ratio under four fifths is the usual mark of adverse impact (29 CFR 1607.4(D)).
+IMPACT_THRESHOLD = 0.8
+# 6 RCNY §5-301(d): a category under 2% of the data may be excluded from the impact ratios.
+MIN_SHARE = 0.02
+TIE_RULE = (
+    "A candidate scores above the median only with a score strictly greater than it; "
+    "a score equal to the median does not count as above."
+)
+INTERSECTION = " × "
+# Labels that mean "not known"; compared case-insensitively.
+_UNKNOWN_LABELS = frozenset({"", UNKNOWN, "none", "n/a", "not disclosed", "prefer not to say"})
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One scored candidate (a case, or a variant of one): overall score and category labels."""
+
+    id: str
+    overall: float
+    labels: Mapping[str, str] = field(default_factory=dict)
+
+    def label(self, dimension: str) -> str | None:
+        """The category on ``dimension`` (``sex × race`` joins two), or None when unknown."""
+        if INTERSECTION in dimension:
+            parts = [self.label(part) for part in dimension.split(INTERSECTION)]
+            if any(part is None for part in parts):
+                return None
+            return INTERSECTION.join(parts)  # type: ignore[arg-type]
+        value = self.labels.get(dimension)
+        if value is None or str(value).strip().lower() in _UNKNOWN_LABELS:
+            return None
+        return str(value).strip()
+
+
+@dataclass(frozen=True)
+class CategoryRate:
+    """One category's counts, rates and impact ratios (None when excluded or undefined)."""
+
+    category: str
+    n: int
+    share: float  # of the full sample, 0–1
+    scored_above: int  # strictly above the full sample's median
+    selected: int  # overall at or above the advance threshold
+    scoring_impact_ratio: float | None
+    selection_impact_ratio: float | None
+    excluded: str | None = None  # why it is left out of the impact ratios
+
+    @property
+    def scoring_rate(self) -> float:
+        return self.scored_above / self.n if self.n else 0.0
+
+    @property
+    def selection_rate(self) -> float:
+        return self.selected / self.n if self.n else 0.0
+
+    def below(self, threshold: float = IMPACT_THRESHOLD) -> tuple[str, ...]:
+        """Which of its impact ratios ('scoring', 'selection') are under ``threshold``."""
+        marked = []
+        for name, ratio in (
+            ("scoring", self.scoring_impact_ratio),
+            ("selection", self.selection_impact_ratio),
+        ):
+            if ratio is not None and ratio < threshold:
+                marked.append(name)
+        return tuple(marked)
+
+
+@dataclass(frozen=True)
+class Breakdown:
+    """The categories of one dimension (sex, race, sex × race), and who is of unknown category."""
+
+    dimension: str
+    categories: tuple[CategoryRate, ...]
+    unknown: int  # candidates without a known category: excluded from the ratios, reported
+    total: int  # the full sample the shares and the median refer to
+    note: str = ""  # why no ratio could be computed, when so
+
+    def category(self, name: str) -> CategoryRate:
+        for rate in self.categories:
+            if rate.category == name:
+                return rate
+        raise KeyError(name)
+
+
+@dataclass(frozen=True)
+class GroupRates:
+    """Every breakdown of one sample of candidates, with the figures they rest on."""
+
+    total: int
+    median: float | None
+    advance_at: float
+    min_share: float
+    threshold: float
+    breakdowns: tuple[Breakdown, ...]
+    tie_rule: str = TIE_RULE
+
+    def breakdown(self, dimension: str) -> Breakdown:
+        for item in self.breakdowns:
+            if item.dimension == dimension:
+                return item
+        raise KeyError(dimension)
+
+
+def _ratios(rates: Mapping[str, float], included: Iterable[str]) -> dict[str, float] | None:
+    """Each included category's rate over the highest included rate; None when that is 0."""
+    included = list(included)
+    highest = max((rates[name] for name in included), default=0.0)
+    if highest <= 0:
+        return None
+    return {name: rates[name] / highest for name in included}
+
+
+def breakdown(
+    dimension: str,
+    candidates: Sequence[Candidate],
+    *,
+    median: float,
+    advance_at: float,
+    min_share: float = MIN_SHARE,
+) -> Breakdown:
+    """Counts, rates and impact ratios per category of ``dimension`` over ``candidates``.
+
+    ``median`` is the full sample's median overall score (the scoring rate counts scores strictly
+    above it); ``advance_at`` the overall score a candidate is selected at. A category holding
+    less than ``min_share`` of the full sample is shown but left out of the impact ratios.
+    """
+    total = len(candidates)
+    members: dict[str, list[Candidate]] = {}
+    unknown = 0
+    for candidate in candidates:
+        category = candidate.label(dimension)
+        if category is None:
+            unknown += 1
+        else:
+            members.setdefault(category, []).append(candidate)
+    names = sorted(members)
+    above = {n: sum(1 for c in members[n] if c.overall > median) for n in names}
+    selected = {n: sum(1 for c in members[n] if c.overall >= advance_at) for n in names}
+    shares = {n: len(members[n]) / total for n in names}
+    included = [n for n in names if shares[n] >= min_share]
+    scoring = _ratios({n: above[n] / len(members[n]) for n in names}, included)
+    selection = _ratios({n: selected[n] / len(members[n]) for n in names}, included)
+    notes = []
+    if names and not included:
+        notes.append(f"every category is under {min_share:.0%} of the data")
+    elif included and scoring is None:
+        notes.append("no included category scores above the median, so no scoring ratio")
+    if included and selection is None:
+        notes.append("no included category has anyone selected, so no selection ratio")
+    rates = tuple(
+        CategoryRate(
+            category=n,
+            n=len(members[n]),
+            share=shares[n],
+            scored_above=above[n],
+            selected=selected[n],
+            scoring_impact_ratio=scoring.get(n) if scoring else None,
+            selection_impact_ratio=selection.get(n) if selection else None,
+            excluded=None
+            if n in included
+            else f"under {min_share:.0%} of the data ({len(members[n])} of {total})",
+        )
+        for n in names
+    )
+    return Breakdown(dimension, rates, unknown, total, "; ".join(notes))
+
+
+def group_rates(
+    candidates: Sequence[Candidate],
+    advance_at: float,
+    *,
+    dimensions: Sequence[str] = (SEX, RACE),
+    min_share: float = MIN_SHARE,
+    threshold: float = IMPACT_THRESHOLD,
+) -> GroupRates:
+    """Rates by each of ``dimensions`` and by the intersection of the first two.
+
+    The median is taken over every candidate, whatever their categories (the rule's "full
+    sample"). With no candidate at all, every breakdown is empty and the median is None.
+    """
+    median = statistics.median(c.overall for c in candidates) if candidates else None
+    wanted = list(dimensions)
+    if len(wanted) >= 2:
+        wanted.append(INTERSECTION.join(wanted[:2]))
+    breakdowns = tuple(
+        breakdown(
+            dimension,
+            candidates,
+            median=median if median is not None else 0.0,
+            advance_at=advance_at,
+            min_share=min_share,
+        )
+        for dimension in wanted
+    )
+    return GroupRates(len(candidates), median, advance_at, min_share, threshold, breakdowns)
