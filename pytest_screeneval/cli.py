@@ -468,6 +468,70 @@ def _review(args: argparse.Namespace) -> int:
 
 
 # --------------------------------------------------------------------------------------------
+# report
+# --------------------------------------------------------------------------------------------
+
+FINAL_DECISION_ENV = "SCREENEVAL_FINAL_DECISION_BY"
+# the run's own settings (in its stored config) that the audit report judges it by
+_REPORT_LIMITS = {
+    "expected_tolerance": "tolerance",
+    "slice_min_n": "slice_min_n",
+    "max_gap": "max_gap",
+    "min_worst_slice": "min_worst_slice",
+    "max_perturbation_shift": "max_perturbation_shift",
+}
+
+
+def _report_arguments(parser: argparse.ArgumentParser) -> None:
+    _run_argument(parser)
+    parser.add_argument("--html", metavar="PATH", help="write the self-contained audit page here")
+    parser.add_argument("--json", metavar="PATH", help="write the audit document as JSON here")
+    parser.add_argument(
+        "--final-decision-by",
+        metavar="TEXT",
+        type=_non_empty,
+        help=f"who makes the final decision about a candidate (default: ${FINAL_DECISION_ENV}, "
+        "else the plugin's default)",
+    )
+
+
+def _final_decision_by(args: argparse.Namespace) -> str:
+    from .options import OPTIONS
+
+    chosen = args.final_decision_by or os.environ.get(FINAL_DECISION_ENV, "").strip()
+    if chosen:
+        return chosen
+    return next(o.default for o in OPTIONS if o.name == "screeneval_final_decision_by")
+
+
+def _report(args: argparse.Namespace) -> int:
+    if not args.html and not args.json:
+        print("screeneval report: give --html PATH, --json PATH or both", file=sys.stderr)
+        return 2
+    from .report.audit import build_audit, write_audit_json
+    from .report.html import write_html
+
+    with _open_store(args) as store:
+        config = store.get_run(args.run_id).config
+        limits = {
+            name: config[key]
+            for key, name in _REPORT_LIMITS.items()
+            if isinstance(config.get(key), int | float) and not isinstance(config[key], bool)
+        }
+        document = build_audit(
+            store, args.run_id, final_decision_by=_final_decision_by(args), **limits
+        )
+    for path, write in ((args.html, write_html), (args.json, write_audit_json)):
+        if path:
+            try:
+                write(document, Path(path))
+            except OSError as exc:
+                raise ScreenevalError(f"Cannot write {path} ({exc.strerror}).") from None
+            _out(f"wrote the audit report of run {args.run_id} to {path}")
+    return 0
+
+
+# --------------------------------------------------------------------------------------------
 # db upgrade
 # --------------------------------------------------------------------------------------------
 
@@ -502,6 +566,12 @@ COMMANDS: list[Command] = [
         "record that a person read a moved case (a criterion, or its decision)",
         _review,
         _review_arguments,
+    ),
+    Command(
+        ("report",),
+        "write a run's audit report: a self-contained HTML page and/or JSON",
+        _report,
+        _report_arguments,
     ),
     Command(
         ("cases", "import"),

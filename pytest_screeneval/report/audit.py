@@ -1,0 +1,423 @@
+"""The audit document of one stored run: every figure an auditor asks for, as plain JSON values.
+
+``build_audit`` reads the run, its score rows, its baseline, the reviews, the acceptances and the
+golden set from the store and recomputes each table from those rows, so the document of a run
+looks the same whenever it is built (only ``generated_at`` differs). ``screeneval report RUN
+--json PATH`` writes it; ``report/html.py`` renders it as one self-contained page.
+
+Figures rest on the golden set *as stored when the report is built* (expectations, ratings,
+demographics); the document says so, and says whether the golden set changed since the run.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+
+from .. import store_schema as t
+from ..counterfactual import VariantScores, summarize_gaps, variant_key
+from ..errors import ScreenevalError, StoreError
+from ..golden import Case, GoldenSet, Rubric
+from ..metrics import criterion_agreement, crossings, movements, overall_by_case, slice_agreement
+from ..rates import IMPACT_THRESHOLD, MIN_SHARE, RACE, SEX, Candidate, GroupRates, group_rates
+from ..reliability import rater_agreement
+from ..store import Acceptance, RunRecord, ScoreRow, Store, utc_now
+from .audit_sections import acceptance_entry, group_rates_doc, provenance, run_identity
+
+__all__ = ["FORMAT", "PERTURB_PREFIX", "build_audit", "write_audit_json"]
+
+FORMAT = "screeneval-audit/1"
+ORIGINAL = ""  # the variant key of a case's own text
+PERTURB_PREFIX = "perturb:"
+DECISION = "decision"
+WORST_CASES_SHOWN = 5
+
+Table = dict[tuple[str, str], int | None]
+
+
+def build_audit(
+    store: Store,
+    run_id: int,
+    *,
+    final_decision_by: str,
+    tolerance: float = 1.0,
+    slice_min_n: int = 5,
+    max_gap: float = 3.0,
+    min_worst_slice: float = 80.0,
+    max_perturbation_shift: float = 5.0,
+) -> dict[str, Any]:
+    """The audit document of run ``run_id``: identity, acceptance chain, agreement, movement,
+    counterfactual gaps, perturbations, rater agreement, provenance, rates by group, and who
+    makes the final decision. Raises StoreError when the run does not exist."""
+    if not final_decision_by.strip():
+        raise ScreenevalError("The audit report needs the name of who makes the final decision.")
+    run = store.get_run(run_id)
+    golden = store.load_golden_set()
+    rubric = store.get_rubric(run.rubric_id, run.rubric_sha) or golden.rubric
+    rows = store.scores(run_id)
+    cases = {case.id: case for case in golden.cases}
+    table = _table(rows, ORIGINAL)
+    scored = [cases[c] for c in sorted({k[0] for k in table}) if c in cases]
+    judged = [c for c in scored if all(n in c.expected for n in rubric.criterion_names)]
+    baseline = _baseline(store, run)
+    baseline_table = _table(store.scores(baseline.run_id), ORIGINAL) if baseline else None
+    overall = overall_by_case(rubric, table)
+    return {
+        "format": FORMAT,
+        "generated_at": utc_now(),
+        "run": run_identity(run, rubric),
+        "limits": {
+            "expected_tolerance": tolerance,
+            "slice_min_n": slice_min_n,
+            "min_worst_slice": min_worst_slice,
+            "max_gap": max_gap,
+            "max_perturbation_shift": max_perturbation_shift,
+            "impact_ratio_mark": IMPACT_THRESHOLD,
+            "rates_min_share": MIN_SHARE,
+        },
+        "scope": _scope(rows, table, scored, judged, golden, run),
+        "acceptance": _acceptance(store, run, baseline),
+        "agreement": _agreement(judged, rubric, table, baseline_table, tolerance, slice_min_n),
+        "movement": _movement(store, rubric, run, baseline, table, baseline_table),
+        "counterfactual": _counterfactual(rows, rubric, max_gap),
+        "perturbation": _perturbation(rows, rubric, overall, max_perturbation_shift),
+        "raters": _raters(golden, rubric),
+        "provenance": provenance(golden, _case_records(store)),
+        "rates": _rates(golden, rubric, rows, scored, overall),
+        "final_decision": {
+            "by": final_decision_by,
+            "statement": (
+                "The screener never decides about a candidate. It scores and explains; every "
+                f"decision to advance or hold a candidate is made by {final_decision_by}."
+            ),
+        },
+    }
+
+
+def write_audit_json(document: Mapping[str, Any], path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+# --------------------------------------------------------------------------------------------
+# Score tables
+# --------------------------------------------------------------------------------------------
+
+
+def _table(rows: Sequence[ScoreRow], variant: str) -> Table:
+    """(case, criterion) → score of one variant's first repeat (None where the scorer failed)."""
+    return {
+        (r.case_id, r.criterion): r.score
+        for r in rows
+        if r.variant_key == variant and r.repeat_index == 0
+    }
+
+
+def _variant_overall(rows: Sequence[ScoreRow], rubric: Rubric) -> dict[tuple[str, str], Any]:
+    """(case, variant key) → VariantScores, or None when a criterion is missing or failed."""
+    scores: dict[tuple[str, str], dict[str, int | None]] = defaultdict(dict)
+    for r in rows:
+        if r.variant_key != ORIGINAL and r.repeat_index == 0:
+            scores[(r.case_id, r.variant_key)][r.criterion] = r.score
+    result: dict[tuple[str, str], Any] = {}
+    for key, by_criterion in scores.items():
+        usable = {c: s for c, s in by_criterion.items() if s is not None}
+        if all(name in usable for name in rubric.criterion_names):
+            criteria = {n: float(usable[n]) for n in rubric.criterion_names}
+            result[key] = VariantScores(rubric.overall(criteria), criteria)
+        else:
+            result[key] = None
+    return result
+
+
+def _baseline(store: Store, run: RunRecord) -> RunRecord | None:
+    if run.baseline_run_id is None:
+        return None
+    return store.get_run(run.baseline_run_id)
+
+
+# --------------------------------------------------------------------------------------------
+# Sections
+# --------------------------------------------------------------------------------------------
+
+
+def _scope(
+    rows: Sequence[ScoreRow],
+    table: Table,
+    scored: Sequence[Case],
+    judged: Sequence[Case],
+    golden: GoldenSet,
+    run: RunRecord,
+) -> dict[str, Any]:
+    case_ids = {k[0] for k in table}
+    active = {c.id for c in golden.active_cases}
+    return {
+        "score_rows": len(rows),
+        "cases_scored": len(case_ids),
+        "cases_with_expectations": len(judged),
+        "cases_unknown_to_store": sorted(case_ids - {c.id for c in scored}),
+        "active_cases_not_scored": sorted(active - case_ids),
+        "scorer_errors": sum(1 for r in rows if r.error),
+        "variant_texts": len({(r.case_id, r.variant_key) for r in rows if r.variant_key}),
+        "golden_sha_now": golden.sha,
+        "golden_changed_since_run": golden.sha != run.golden_sha,
+    }
+
+
+def _acceptance(store: Store, run: RunRecord, baseline: RunRecord | None) -> dict[str, Any]:
+    """This run's acceptance and the chain of baselines back from it (or from its baseline)."""
+    chain: list[dict[str, Any]] = []
+    current: RunRecord | None = run if run.accepted else baseline
+    seen: set[int] = set()
+    while current is not None and current.run_id not in seen:
+        seen.add(current.run_id)
+        acceptance: Acceptance | None = current.accepted
+        chain.append(acceptance_entry(current))
+        if acceptance is None or acceptance.previous_baseline_run_id is None:
+            break
+        try:
+            current = store.get_run(acceptance.previous_baseline_run_id)
+        except StoreError:
+            chain.append({"run_id": acceptance.previous_baseline_run_id, "missing": True})
+            break
+    latest = store.baseline(run.rubric_id)
+    return {
+        "this_run": acceptance_entry(run) if run.accepted else None,
+        "compared_with": acceptance_entry(baseline) if baseline else None,
+        "chain": chain,
+        "current_baseline_run_id": latest.run_id if latest else None,
+    }
+
+
+def _agreement(
+    cases: Sequence[Case],
+    rubric: Rubric,
+    table: Table,
+    baseline_table: Table | None,
+    tolerance: float,
+    slice_min_n: int,
+) -> dict[str, Any]:
+    ids = {c.id for c in cases}
+    mine = {k: v for k, v in table.items() if k[0] in ids}
+    theirs = {k: v for k, v in baseline_table.items() if k in mine} if baseline_table else None
+    criteria = criterion_agreement(cases, rubric, mine, tolerance, theirs)
+    slices = slice_agreement(cases, mine, tolerance)
+    return {
+        "criteria": [
+            asdict(r) | {"exact_pct": r.exact_pct, "within_pct": r.within_pct, "change": r.change}
+            for r in criteria
+        ],
+        "slices": [asdict(s) | {"pct": s.pct, "gated": s.cases >= slice_min_n} for s in slices],
+    }
+
+
+def _movement(
+    store: Store,
+    rubric: Rubric,
+    run: RunRecord,
+    baseline: RunRecord | None,
+    table: Table,
+    baseline_table: Table | None,
+) -> dict[str, Any]:
+    if baseline is None or baseline_table is None:
+        return {"baseline_run_id": None, "compared": 0, "movements": [], "crossings": []}
+    # a review covers the same movement against the same baseline, whichever run showed it
+    reviews = {
+        (r.case_id, r.target, r.before, r.after): r
+        for r in store.reviews(baseline_run_id=baseline.run_id)
+    }
+
+    def reviewed(case_id: str, target: str, before: str, after: str) -> dict[str, Any] | None:
+        review = reviews.get((case_id, target, before, after))
+        if review is None:
+            return None
+        return {"by": review.reviewed_by, "at": review.reviewed_at, "note": review.note}
+
+    moved = movements(table, baseline_table)
+    flips = crossings(rubric, table, baseline_table)
+    compared = sum(
+        1 for k, v in table.items() if v is not None and baseline_table.get(k) is not None
+    )
+    return {
+        "baseline_run_id": baseline.run_id,
+        "compared": compared,
+        "movements": [
+            asdict(m)
+            | {"delta": m.delta}
+            | {"review": reviewed(m.case_id, m.criterion, str(m.before), str(m.after))}
+            for m in moved
+        ],
+        "crossings": [
+            asdict(c) | {"review": reviewed(c.case_id, DECISION, c.before, c.after)} for c in flips
+        ],
+    }
+
+
+def _counterfactual(rows: Sequence[ScoreRow], rubric: Rubric, max_gap: float) -> dict[str, Any]:
+    by_attribute: dict[str, dict[str, dict[str, VariantScores]]] = defaultdict(
+        lambda: defaultdict(dict)
+    )
+    failed: Counter[str] = Counter()
+    for (case_id, key), scores in _variant_overall(rows, rubric).items():
+        if key.startswith(PERTURB_PREFIX) or "=" not in key:
+            continue
+        attribute = key.split("=", 1)[0]
+        if scores is None:
+            failed[attribute] += 1
+            continue
+        by_attribute[attribute][case_id][key.split("=", 1)[1]] = scores
+    attributes = []
+    for attribute, gap in sorted(summarize_gaps(by_attribute).items()):
+        worst = sorted(gap.case_gaps.items(), key=lambda kv: (-kv[1], kv[0]))
+        attributes.append(
+            {
+                "attribute": attribute,
+                "n_cases": gap.n_cases,
+                "mean_gap": gap.mean_gap,
+                "worst_gap": gap.worst_gap,
+                "worst_case": gap.worst_case,
+                "worst_values": list(gap.worst_values),
+                "per_criterion": dict(gap.per_criterion),
+                "over_limit": sum(1 for g in gap.case_gaps.values() if g > max_gap + 1e-9),
+                "failed_variants": failed[attribute],
+                "worst_cases": [
+                    {
+                        "case_id": case_id,
+                        "gap": case_gap,
+                        "overall": {
+                            value: s.overall
+                            for value, s in by_attribute[attribute][case_id].items()
+                        },
+                    }
+                    for case_id, case_gap in worst[:WORST_CASES_SHOWN]
+                ],
+            }
+        )
+    return {"max_gap": max_gap, "attributes": attributes}
+
+
+def _perturbation(
+    rows: Sequence[ScoreRow], rubric: Rubric, original: Mapping[str, float], limit: float
+) -> dict[str, Any]:
+    shifts: dict[str, list[tuple[float, str]]] = defaultdict(list)
+    failed: Counter[str] = Counter()
+    for (case_id, key), scores in _variant_overall(rows, rubric).items():
+        if not key.startswith(PERTURB_PREFIX):
+            continue
+        kind = key[len(PERTURB_PREFIX) :].rsplit(":", 1)[0]
+        if scores is None or case_id not in original:
+            failed[kind] += 1
+            continue
+        shifts[kind].append((abs(scores.overall - original[case_id]), case_id))
+    kinds = []
+    for kind in sorted(set(shifts) | set(failed)):
+        found = shifts.get(kind, [])
+        worst = max(found, key=lambda s: (s[0], s[1]), default=None)
+        kinds.append(
+            {
+                "kind": kind,
+                "texts": len(found) + failed[kind],
+                "cases": len({case_id for _, case_id in found}),
+                "worst_shift": worst[0] if worst else None,
+                "worst_case": worst[1] if worst else None,
+                "mean_shift": statistics.fmean(s for s, _ in found) if found else None,
+                "over_limit": sum(1 for s, _ in found if s > limit + 1e-9),
+                "failed": failed[kind],
+            }
+        )
+    return {"max_shift": limit, "kinds": kinds}
+
+
+def _raters(golden: GoldenSet, rubric: Rubric) -> dict[str, Any]:
+    """How far the raters of the active cases agree, per criterion and pooled."""
+    cases = golden.active_cases
+    rows = []
+    pooled: dict[str, Mapping[str, int]] = {}
+    for criterion in rubric.criterion_names:
+        units = {c.id: c.ratings[criterion] for c in cases if c.ratings.get(criterion)}
+        pooled.update({f"{case_id}/{criterion}": r for case_id, r in units.items()})
+        rows.append(
+            asdict(rater_agreement(units))
+            | {
+                "criterion": criterion,
+                "cases_rated": len(units),
+                "contested": sum(1 for c in cases if c.is_contested(criterion)),
+            }
+        )
+    raters = sorted({r for c in cases for by in c.ratings.values() for r in by})
+    return {"raters": raters, "criteria": rows, "pooled": asdict(rater_agreement(pooled))}
+
+
+def _rates(
+    golden: GoldenSet,
+    rubric: Rubric,
+    rows: Sequence[ScoreRow],
+    scored: Sequence[Case],
+    overall: Mapping[str, float],
+) -> dict[str, Any]:
+    candidates = [
+        Candidate(case.id, overall[case.id], dict(case.demographics))
+        for case in scored
+        if case.id in overall
+    ]
+    by_case = group_rates(candidates, rubric.advance_at)
+    variant_groups: dict[str, GroupRates] = {}
+    variant_scores = _variant_overall(rows, rubric)
+    for name, attribute in sorted(golden.variants.attributes.items()):
+        groups = {variant_key(name, v.value): dict(v.groups) for v in attribute.values if v.groups}
+        if not groups:
+            continue
+        rated = [
+            Candidate(f"{case_id}/{key}", scores.overall, groups[key])
+            for (case_id, key), scores in sorted(variant_scores.items())
+            if key in groups and scores is not None
+        ]
+        if not rated:
+            continue
+        present = list(dict.fromkeys(k for g in groups.values() for k in g))
+        dimensions = [d for d in (SEX, RACE) if d in present] + [
+            d for d in present if d not in (SEX, RACE)
+        ]
+        variant_groups[name] = group_rates(rated, rubric.advance_at, dimensions=dimensions)
+    return {
+        "cases": group_rates_doc(by_case),
+        "candidates": [
+            {
+                "case_id": c.id,
+                "overall": c.overall,
+                "decision": rubric.decision(c.overall),
+                SEX: c.label(SEX) or "unknown",
+                RACE: c.label(RACE) or "unknown",
+            }
+            for c in candidates
+        ],
+        "variants": {name: group_rates_doc(r) for name, r in variant_groups.items()},
+    }
+
+
+def _case_records(store: Store) -> dict[str, dict[str, Any]]:
+    """Every stored case's freeze and retirement (who, when): read-only, not in the Store API."""
+    columns = (t.cases.c.case_id, t.cases.c.frozen_at, t.cases.c.retired_at, t.cases.c.retired_by)
+    try:
+        with store.engine.connect() as conn:
+            found = conn.execute(sa.select(*columns)).all()
+    except sa.exc.SQLAlchemyError as exc:
+        raise StoreError(
+            f"Cannot read the case records of the store at {store.masked_url} "
+            f"({type(exc).__name__})."
+        ) from None
+    return {
+        row.case_id: {
+            "frozen_at": row.frozen_at,
+            "retired_at": row.retired_at,
+            "retired_by": row.retired_by,
+        }
+        for row in found
+    }

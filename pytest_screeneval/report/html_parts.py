@@ -1,0 +1,121 @@
+"""Building blocks of the audit page: escaped tables, fact lists, sections and number formats.
+
+Every piece of text goes through ``html.escape``; only values wrapped in :class:`Raw` (HTML this
+module or ``svg.py`` produced) are inserted as they are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from html import escape
+
+__all__ = [
+    "Raw",
+    "facts",
+    "num",
+    "pct",
+    "rate",
+    "ratio",
+    "section",
+    "table",
+    "text",
+    "when",
+]
+
+
+class Raw(str):
+    """HTML that is already safe (made here, never from user text)."""
+
+
+def text(value: object) -> str:
+    """Any value as escaped HTML text; None is a dash."""
+    if isinstance(value, Raw):
+        return value
+    if value is None:
+        return "–"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return escape(str(value))
+
+
+def num(value: float | None, digits: int = 1) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def pct(value: float | None, digits: int = 1) -> str:
+    """A percentage already on 0–100."""
+    return "–" if value is None else f"{value:.{digits}f}%"
+
+
+def rate(value: float | None, digits: int = 1) -> str:
+    """A share on 0–1 as a percentage."""
+    return "–" if value is None else f"{100 * value:.{digits}f}%"
+
+
+def ratio(value: float | None, threshold: float, excluded: str | None = None) -> Raw:
+    """An impact ratio to two decimals; under ``threshold`` marked in words, not colour only."""
+    if excluded:
+        return Raw('<span class="note">excluded</span>')
+    if value is None:
+        return Raw("–")
+    if value < threshold:
+        return Raw(f'<span class="flag">{value:.2f} ▼ under {threshold:g}</span>')
+    return Raw(f"{value:.2f}")
+
+
+def when(timestamp: str | None) -> str:
+    """An ISO timestamp as 'YYYY-MM-DD HH:MM UTC' (dates without a time stay as they are)."""
+    if not timestamp:
+        return "–"
+    try:
+        moment = datetime.fromisoformat(timestamp)
+    except ValueError:
+        return timestamp
+    if len(timestamp) <= 10:
+        return moment.date().isoformat()
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC)
+    return moment.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def table(
+    headers: Sequence[str],
+    rows: Iterable[Sequence[object]],
+    *,
+    numeric: Iterable[int] = (),
+    caption: str = "",
+    code: Iterable[int] = (),
+    empty: str = "None.",
+) -> str:
+    """A table; ``numeric`` columns align right, ``code`` columns show hashes and ids."""
+    right, mono = set(numeric), set(code)
+    body = []
+    for row in rows:
+        cells = []
+        for i, value in enumerate(row):
+            cls = "num" if i in right else ("code" if i in mono else "")
+            attr = f' class="{cls}"' if cls else ""
+            cells.append(f"<td{attr}>{text(value)}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    if not body:
+        return f'<p class="note">{escape(empty)}</p>'
+    head = "".join(
+        ('<th scope="col" class="num">' if i in right else '<th scope="col">') + escape(h) + "</th>"
+        for i, h in enumerate(headers)
+    )
+    cap = f"<caption>{escape(caption)}</caption>" if caption else ""
+    return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def facts(pairs: Iterable[tuple[str, object]]) -> str:
+    items = "".join(f"<dt>{escape(k)}</dt><dd>{text(v)}</dd>" for k, v in pairs)
+    return f'<dl class="facts">{items}</dl>'
+
+
+def section(ident: str, title: str, lead: str, *parts: str) -> str:
+    intro = f'<p class="lead">{escape(lead)}</p>' if lead else ""
+    return (
+        f'<section id="{escape(ident)}" aria-labelledby="{escape(ident)}-h">'
+        f'<h2 id="{escape(ident)}-h">{escape(title)}</h2>{intro}{"".join(parts)}</section>'
+    )
