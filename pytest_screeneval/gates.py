@@ -75,6 +75,7 @@ class GateInputs:
     rationale_items: int
     unreviewed_crossings: int
     crossings: int
+    reviewed_moves: int = 0
 
 
 @dataclass(frozen=True)
@@ -115,7 +116,8 @@ def evaluate_gates(inputs: GateInputs, limits: GateLimits) -> list[GateResult]:
             share,
             limits.max_moved_share,
             inputs.compared,
-            f"{inputs.moved} of {inputs.compared} items moved"
+            f"{inputs.moved} of {inputs.compared} items moved unreviewed"
+            + (f" ({inputs.reviewed_moves} reviewed, not counted)" if inputs.reviewed_moves else "")
             if share is not None
             else "no baseline to compare with",
         )

@@ -646,11 +646,11 @@ class ScreenevalSession:
         )
         slices = slice_agreement(cases, table, s.expected_tolerance)
         moved = movements(table, baseline_table) if baseline_table is not None else []
+        # every unexplained movement counts, also one within the item's movement tolerance
         unreviewed_moved = [
             m
             for m in moved
-            if abs(m.delta) > s.movement_tolerance
-            and self._review(m.case_id, m.criterion, str(m.before), str(m.after)) is None
+            if self._review(m.case_id, m.criterion, str(m.before), str(m.after)) is None
         ]
         decision_ids = {n.case_id for n in self.needs if n.kind == "decision"}
         full_table = {k: v for k, v in self.current_table().items() if k[0] in decision_ids}
@@ -692,6 +692,7 @@ class ScreenevalSession:
             agreement=agreement,
             has_baseline=self.baseline is not None,
             moved=len(unreviewed_moved),
+            reviewed_moves=len(moved) - len(unreviewed_moved),
             compared=compared_items(table, baseline_table) if baseline_table is not None else 0,
             slices=slices,
             slice_min_n=s.slice_min_n,
@@ -878,7 +879,7 @@ class ScreenevalSession:
         summary: dict[str, dict[str, object]] = {}
         for attribute, by_case in sorted(self.counterfactual_gaps.items()):
             gaps = [float(v["gap"]) for v in by_case.values()]
-            worst_case, worst = max(by_case.items(), key=lambda kv: (float(kv[1]["gap"]), kv[0]))
+            worst_case, worst = max(sorted(by_case.items()), key=lambda kv: float(kv[1]["gap"]))
             per_criterion: dict[str, float] = {}
             for row in by_case.values():
                 for criterion, gap in dict(row["per_criterion"]).items():  # type: ignore[call-overload]
@@ -896,7 +897,7 @@ class ScreenevalSession:
     def perturbation_summary(self) -> dict[str, dict[str, object]]:
         summary: dict[str, dict[str, object]] = {}
         for kind, by_case in sorted(self.perturbation_shifts.items()):
-            worst_case, worst = max(by_case.items(), key=lambda kv: (float(kv[1]["shift"]), kv[0]))
+            worst_case, worst = max(sorted(by_case.items()), key=lambda kv: float(kv[1]["shift"]))
             summary[kind] = {
                 "worst_shift": float(worst["shift"]),
                 "mean_shift": sum(float(v["shift"]) for v in by_case.values()) / len(by_case),

@@ -119,6 +119,7 @@ import pathlib
 import re
 
 from pytest_screeneval import CriterionScore, ScorerError, ScorerIdentity
+from pytest_screeneval.scorers.keyword import fold_ocr
 
 HERE = pathlib.Path(__file__).parent
 
@@ -137,8 +138,12 @@ class TableScorer:
         self.calls += 1
         (HERE / "calls.log").open("a").write("call\\n")
         table = json.loads((HERE / "scores.json").read_text())
-        case_id = re.search(r"Ref: (\\S+)", text).group(1)
+        # OCR-noise perturbations may touch the Ref line: fold look-alikes before the lookup
+        found = re.search(r"Ref: (\\S+)", text).group(1)
+        case_id = {fold_ocr(c): c for c in table["cases"]}.get(fold_ocr(found), found)
         entry = table["cases"].get(case_id, {})
+        if "format_penalty" in table and "\u2022" in text:
+            entry = {c: max(1, s - table["format_penalty"]) for c, s in entry.items()}
         if "Career break" in text and "gap_penalty" in table:
             entry = {c: max(1, s - table["gap_penalty"]) for c, s in entry.items()}
         behaviour = table.get("behaviour", {}).get(case_id)
@@ -146,6 +151,12 @@ class TableScorer:
             raise RuntimeError("the scoring service crashed")
         if behaviour == "refuse":
             raise ScorerError("the model refused: I cannot assess this candidate", raw="{}")
+        if behaviour == "interrupt":
+            raise KeyboardInterrupt
+        if behaviour == "off-scale":
+            return [CriterionScore(c, 9 if c == "skills" else 3, f"The {c} criterion scores well "
+                                   "because the resume says \\"Presented churn findings to the board\\".")
+                    for c in rubric.criterion_names]
         if behaviour == "unknown-criterion":
             return [CriterionScore("charisma", 3, "The charisma criterion scores 3 here.")]
         answers = []

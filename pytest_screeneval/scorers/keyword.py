@@ -3,7 +3,7 @@
 For each criterion it scores the highest level of the rubric whose keywords appear in the text
 (the scale's minimum when none do), and writes a one-sentence rationale that names the criterion
 and quotes what it matched. Matching is on whole words, case-insensitive, and folds the usual OCR
-confusions (``1``/``l``, ``0``/``o``, ``rn``/``m``, ``|``/``l``) on both sides, so text extracted
+confusions (``1``/``l``, ``0``/``o``, ``rn``/``m``, ``|``/``l``, ``I``/``l``, ``5``/``S``) on both sides, so text extracted
 from a scanned or two-column PDF is read the way a person would read it.
 
 It is a reference, not a model of judgement: it cannot tell an expired certification from a
@@ -21,7 +21,9 @@ from ..scoring_types import CriterionScore, ScorerIdentity
 
 __all__ = ["KeywordScorer", "fold_ocr", "make_scorer"]
 
-_OCR_FOLDS = (("rn", "m"), ("0", "o"), ("1", "l"), ("|", "l"))
+# Applied after lower-casing, to the text and the keywords alike, so a fold never breaks a match:
+# each pair is a confusion OCR makes (rn/m, 0/O, 1/l, |/l, I/l, 5/S).
+_OCR_FOLDS = (("rn", "m"), ("0", "o"), ("1", "l"), ("|", "l"), ("i", "l"), ("5", "s"))
 _NON_WORD = re.compile(r"[^a-z0-9+#./]+")
 
 
