@@ -319,7 +319,8 @@ def _perturbation(
     kinds = []
     for kind in sorted(set(shifts) | set(failed)):
         found = shifts.get(kind, [])
-        worst = max(found, key=lambda s: (s[0], s[1]), default=None)
+        # the biggest shift; on a tie, the first case id
+        worst = min(found, key=lambda s: (-s[0], s[1]), default=None)
         kinds.append(
             {
                 "kind": kind,

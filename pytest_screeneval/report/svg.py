@@ -15,8 +15,8 @@ from html import escape
 
 __all__ = ["DEFS", "Bar", "Strip", "interval_bars", "paired_bars", "strip_plot"]
 
-WIDTH = 520
-LABEL_W = 140
+WIDTH = 540
+LABEL_W = 160
 RIGHT_PAD = 56
 ROW_H = 26
 TOP = 30
@@ -95,10 +95,11 @@ def _limit(x_value: float, maximum: float, y: float, label: str) -> list[str]:
 
 
 def _label(y: float, text: str) -> str:
-    shown = text if len(text) <= 22 else text[:21] + "…"
+    """A row label, cut to fit the label column; the full text is its tooltip."""
+    shown = text if len(text) <= 21 else text[:20] + "…"
     return (
-        f'<text x="{LABEL_W - 8}" y="{y:.1f}" font-size="12" text-anchor="end" '
-        f'fill="{INK}">{escape(shown)}</text>'
+        f'<text x="{LABEL_W - 8}" y="{y:.1f}" font-size="11.5" text-anchor="end" '
+        f'fill="{INK}"><title>{escape(text)}</title>{escape(shown)}</text>'
     )
 
 
