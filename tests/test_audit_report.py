@@ -22,6 +22,7 @@ from audit_scenario import (
     build_scenario,
     overall_of,
 )
+from golden_factory import make_identity
 
 from pytest_screeneval.cli import main
 from pytest_screeneval.report.audit import build_audit
@@ -326,3 +327,30 @@ def test_report_command_refusals(
     out = tmp_path / "b.json"
     assert main(["--db", store_url, "report", str(scenario.runs["first"]), "--json", str(out)]) == 0
     assert json.loads(out.read_text())["final_decision"]["by"] == "Rae Osei, hiring manager"
+
+
+def test_runs_without_baseline_variants_or_scores_still_render(scenario: Scenario) -> None:
+    first = audit(scenario, "first")
+    assert first["movement"] == {
+        "baseline_run_id": None,
+        "compared": 0,
+        "movements": [],
+        "crossings": [],
+    }
+    assert first["counterfactual"]["attributes"] == [] and first["rates"]["variants"] == {}
+    assert first["acceptance"]["chain"][0]["accepted_by"] == "Avery Lindqvist"
+    empty = scenario.store.start_run(
+        identity=make_identity(),
+        rubric_id=scenario.rubric.id,
+        golden_sha="g" * 64,
+        plugin_version="0.1.0",
+        vcs_commit=None,
+    )
+    scenario.store.finish_run(empty, status="interrupted")
+    doc = build_audit(scenario.store, empty, final_decision_by=DECIDER)
+    assert doc["scope"]["cases_scored"] == 0 and doc["rates"]["cases"]["median"] is None
+    assert len(doc["scope"]["active_cases_not_scored"]) == 7
+    for document in (first, doc):
+        page = render_html(document)
+        assert all(f'<section id="{ident}"' in page for ident, _ in SECTIONS)
+    assert "not compared with a baseline" in render_html(doc)
