@@ -532,6 +532,45 @@ def _report(args: argparse.Namespace) -> int:
 
 
 # --------------------------------------------------------------------------------------------
+# diff
+# --------------------------------------------------------------------------------------------
+
+
+def _diff_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("base", type=_positive_int, metavar="BASE", help="the earlier run's id")
+    parser.add_argument("cand", type=_positive_int, metavar="CAND", help="the later run's id")
+    parser.add_argument(
+        "--tolerance",
+        type=float,
+        default=None,
+        help="distance to the expected score that counts as agreement (default: CAND's setting)",
+    )
+
+
+def _diff(args: argparse.Namespace) -> int:
+    from .report.diff import diff_lines, score_table
+
+    with _open_store(args) as store:
+        base, cand = store.get_run(args.base), store.get_run(args.cand)
+        golden = store.load_golden_set()
+        tolerance = args.tolerance
+        if tolerance is None:
+            tolerance = float(cand.config.get("expected_tolerance", 1))
+        lines = diff_lines(
+            base,
+            cand,
+            score_table(store.scores(base.run_id)),
+            score_table(store.scores(cand.run_id)),
+            golden.cases,
+            store.get_rubric(cand.rubric_id, cand.rubric_sha) or golden.rubric,
+            tolerance,
+        )
+    for line in lines:
+        _out(line)
+    return 0
+
+
+# --------------------------------------------------------------------------------------------
 # db upgrade
 # --------------------------------------------------------------------------------------------
 
@@ -566,6 +605,12 @@ COMMANDS: list[Command] = [
         "record that a person read a moved case (a criterion, or its decision)",
         _review,
         _review_arguments,
+    ),
+    Command(
+        ("diff",),
+        "movement and agreement between any two runs",
+        _diff,
+        _diff_arguments,
     ),
     Command(
         ("report",),

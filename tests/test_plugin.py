@@ -557,3 +557,21 @@ def test_plain_pytest_collects_no_golden_items(project: pytest.Pytester) -> None
     result = project.runpytest()
     result.assert_outcomes(passed=1)
     assert not (Path(project.path) / "store.db").exists()
+
+
+def test_diff_prints_movement_and_agreement_between_two_runs(
+    project: pytest.Pytester, capsys: pytest.CaptureFixture[str]
+) -> None:
+    accept_baseline(project)
+    scores = expected_scores()
+    scores["al-003"]["experience"] = 4
+    set_scores(project, scores)
+    project.runpytest("--screeneval")
+    capsys.readouterr()
+    assert screeneval([*db_args(project), "diff", "1", "2"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "Movements: 1 of 21 items" in out
+    assert any(line.split() == ["al-003", "experience", "5", "4", "-1"] for line in out)
+    experience = next(line for line in out if line.strip().startswith("experience"))
+    assert experience.split()[1:4] == ["7", "6", "85.7"] and experience.split()[-1] == "-14.3"
+    assert "Crossings (decision flips): 0" in out
