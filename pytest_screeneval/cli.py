@@ -571,6 +571,29 @@ def _diff(args: argparse.Namespace) -> int:
 
 
 # --------------------------------------------------------------------------------------------
+# verify
+# --------------------------------------------------------------------------------------------
+
+
+def _verify(args: argparse.Namespace) -> int:
+    with _open_store(args) as store:
+        report = store.verify_chain()
+        where = store.masked_url
+    if not report.ok:
+        raise ScreenevalError(
+            f"The audit chain of {where} is broken ({report.entries} entries): "
+            f"{report.first_break}."
+        )
+    backfilled = (
+        f" ({report.backfilled} backfilled at the schema upgrade that introduced the chain)"
+        if report.backfilled
+        else ""
+    )
+    _out(f"chain intact: {report.entries} entries{backfilled}, last hash {report.last_hash}")
+    return 0
+
+
+# --------------------------------------------------------------------------------------------
 # db upgrade
 # --------------------------------------------------------------------------------------------
 
@@ -617,6 +640,11 @@ COMMANDS: list[Command] = [
         "write a run's audit report: a self-contained HTML page and/or JSON",
         _report,
         _report_arguments,
+    ),
+    Command(
+        ("verify",),
+        "check the audit chain: name the first run, acceptance or review whose rows changed",
+        _verify,
     ),
     Command(
         ("cases", "import"),

@@ -9,7 +9,9 @@ What the store promises:
 * score rows are written in batches as they arrive, each batch in one transaction, so an
   interrupted run keeps everything it committed and is marked ``interrupted``;
 * an accepted run (and its scores) is never modified again, and an interrupted run is never
-  accepted.
+  accepted;
+* every finished run, acceptance and review appends an entry to the audit chain (``eval_chain``)
+  in the same transaction, and :meth:`Store.verify_chain` recomputes the chain from the rows.
 
 Every database error leaves a :class:`~pytest_screeneval.errors.StoreError` of one sentence.
 """
@@ -29,7 +31,9 @@ from typing import Any, ParamSpec, TypeVar
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from . import store_chain
 from . import store_schema as t
+from .chain import ChainReport
 from .errors import GoldenSetError, ScreenevalError, StoreError
 from .golden import Case, Expectation, GoldenSet, Rubric, Variants, canonical_json, sha256_text
 from .scoring_types import ScorerIdentity
@@ -72,6 +76,7 @@ __all__ = [
     "DEFAULT_STALE_HOURS",
     "SCHEMA_REVISION",
     "Acceptance",
+    "ChainReport",
     "Review",
     "RunRecord",
     "ScoreRow",
@@ -543,7 +548,15 @@ class Store:
             return
         run_ids = sorted({row.run_id for row in rows})
         with write_transaction(self.engine) as conn:
-            query = sa.select(t.runs.c.run_id, t.runs.c.status).where(t.runs.c.run_id.in_(run_ids))
+            # FOR SHARE (PostgreSQL): a concurrent finish_run waits for this batch, and this
+            # batch, if it came second, sees the run finished and is refused; so a finished
+            # run's rows are exactly the rows its chain entry hashed
+            query = (
+                sa.select(t.runs.c.run_id, t.runs.c.status)
+                .where(t.runs.c.run_id.in_(run_ids))
+                .order_by(t.runs.c.run_id)
+                .with_for_update(read=True)
+            )
             statuses = {row.run_id: row.status for row in conn.execute(query)}
             for run_id in run_ids:
                 if run_id not in statuses:
@@ -557,13 +570,14 @@ class Store:
 
     @_guarded
     def finish_run(self, run_id: int, *, status: str, served_model: str | None = None) -> None:
-        """Close a running run as 'complete' or 'interrupted'."""
+        """Close a running run as 'complete' or 'interrupted' and chain it: its record and all
+        its score rows are hashed with the previous chain entry's hash."""
         if status not in FINISHED_STATUSES:
             raise StoreError(
                 f"A run finishes as 'complete' or 'interrupted', not {status!r} (run {run_id})."
             )
         with write_transaction(self.engine) as conn:
-            current = self._run_status(conn, run_id)
+            current = self._run_status(conn, run_id, for_update=True)
             if _is_accepted(conn, run_id):
                 raise StoreError(f"Run {run_id} is accepted as a baseline and cannot be changed.")
             if current != "running":
@@ -573,6 +587,7 @@ class Store:
                 .where((t.runs.c.run_id == run_id) & (t.runs.c.status == "running"))
                 .values(status=status, finished_at=utc_now(), served_model=served_model)
             )
+            self._chain_run(conn, run_id)
 
     @_guarded
     def mark_abandoned_runs(self, *, stale_hours: float = DEFAULT_STALE_HOURS) -> list[int]:
@@ -595,13 +610,19 @@ class Store:
                 if (row.host == host and not _process_alive(row.pid))
                 or (row.host != host and _started_before(row.started_at, cutoff))
             ]
-            if abandoned:
-                conn.execute(
+            marked: list[int] = []
+            for run_id in sorted(abandoned):
+                # one at a time: a run its process finished meanwhile is left alone (and chained
+                # once, by that process)
+                updated = conn.execute(
                     t.runs.update()
-                    .where(t.runs.c.run_id.in_(abandoned) & (t.runs.c.status == "running"))
+                    .where((t.runs.c.run_id == run_id) & (t.runs.c.status == "running"))
                     .values(status="interrupted", finished_at=utc_now())
-                )
-        return sorted(abandoned)
+                ).rowcount
+                if updated:
+                    self._chain_run(conn, run_id)
+                    marked.append(run_id)
+        return marked
 
     @_guarded
     def get_run(self, run_id: int) -> RunRecord:
@@ -681,7 +702,14 @@ class Store:
                 previous_baseline_run_id=previous.run_id if previous else None,
                 forced=forced,
             )
-            conn.execute(t.acceptances.insert().values(**asdict(acceptance)))
+            inserted = conn.execute(t.acceptances.insert().values(**asdict(acceptance)))
+            store_chain.append_entry(
+                conn,
+                store_chain.STORE_TABLES,
+                kind="acceptance",
+                ref_id=int(inserted.inserted_primary_key[0]),
+                recorded_at=utc_now(),
+            )
         return acceptance
 
     # ---- reviews ---------------------------------------------------------------------------
@@ -716,7 +744,14 @@ class Store:
         with write_transaction(self.engine) as conn:
             self._run_status(conn, run_id)
             self._run_status(conn, baseline_run_id)
-            conn.execute(t.reviews.insert().values(**asdict(review)))
+            inserted = conn.execute(t.reviews.insert().values(**asdict(review)))
+            store_chain.append_entry(
+                conn,
+                store_chain.STORE_TABLES,
+                kind="review",
+                ref_id=int(inserted.inserted_primary_key[0]),
+                recorded_at=utc_now(),
+            )
         return review
 
     @_guarded
@@ -753,6 +788,28 @@ class Store:
             row = conn.execute(query).first()
         return review_from_row(row) if row is not None else None
 
+    # ---- the audit chain ----------------------------------------------------------------
+
+    @_guarded
+    def verify_chain(self) -> ChainReport:
+        """Walk the audit chain from its start, recompute every entry from the current rows, and
+        report the first entry that no longer matches (or a record missing from the chain)."""
+        with self.engine.connect() as conn:
+            if self.dialect == "postgresql":
+                # one snapshot for the whole walk: a run finishing meanwhile is not a break
+                conn = conn.execution_options(isolation_level="REPEATABLE READ")
+            with conn.begin():
+                return store_chain.verify(conn)
+
+    def _chain_run(self, conn: Connection, run_id: int) -> None:
+        """Append a just-finished run's chain entry (in its finishing transaction)."""
+        tables = store_chain.STORE_TABLES
+        # hashed before taking the chain lock: other runs finishing need not wait for this read
+        rows = store_chain.run_rows_digest(conn, tables, run_id)
+        store_chain.append_entry(
+            conn, tables, kind="run", ref_id=run_id, recorded_at=utc_now(), rows=rows
+        )
+
     # ---- reuse -----------------------------------------------------------------------------
 
     @_guarded
@@ -772,8 +829,11 @@ class Store:
 
     # ---- helpers ---------------------------------------------------------------------------
 
-    def _run_status(self, conn: Connection, run_id: int) -> str:
-        status = conn.execute(sa.select(t.runs.c.status).where(t.runs.c.run_id == run_id)).scalar()
+    def _run_status(self, conn: Connection, run_id: int, *, for_update: bool = False) -> str:
+        query = sa.select(t.runs.c.status).where(t.runs.c.run_id == run_id)
+        if for_update:  # PostgreSQL: hold the run row until this transaction ends
+            query = query.with_for_update()
+        status = conn.execute(query).scalar()
         if status is None:
             raise StoreError(f"There is no run {run_id} in {self.masked_url}.")
         return str(status)

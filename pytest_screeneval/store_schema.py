@@ -2,7 +2,8 @@
 
 Portable on purpose: every text is ``Text``, every timestamp is ISO-8601 text with its timezone
 and every structured value is JSON text, so a row reads back byte-identical from SQLite and from
-PostgreSQL. The Alembic revision ``0001`` creates exactly these tables; a test holds them equal.
+PostgreSQL. The Alembic revisions (``0001``, then ``0002`` adding ``eval_chain``) create exactly
+these tables; a test holds them equal.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ __all__ = [
     "acceptances",
     "alembic_version",
     "cases",
+    "chain",
     "expectations",
     "metadata",
     "ratings",
@@ -26,7 +28,7 @@ __all__ = [
 ]
 
 # The Alembic head this code reads and writes; bump it with every new migration script.
-SCHEMA_REVISION = "0001"
+SCHEMA_REVISION = "0002"
 ALEMBIC_VERSION_TABLE = "alembic_version"
 
 # Constraint names are explicit so migrations can refer to them on every backend.
@@ -183,6 +185,28 @@ reviews = sa.Table(
     sa.Column("reviewed_at", sa.Text, nullable=False),
     sa.Column("note", sa.Text, nullable=False),
     sa.Index("ix_eval_reviews_baseline_case", "baseline_run_id", "case_id"),
+)
+
+# The audit chain (revision 0002): one entry per finished run, acceptance and review, each
+# hashing its record (and a run's score rows) with the previous entry's hash; see chain.py.
+chain = sa.Table(
+    "eval_chain",
+    metadata,
+    sa.Column("seq", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("kind", sa.Text, nullable=False),  # 'run', 'acceptance' or 'review'
+    sa.Column("ref_id", sa.Integer, nullable=False),  # run_id, or the acceptance's / review's id
+    sa.Column("record", sa.Text, nullable=False),  # canonical JSON of the record when chained
+    sa.Column("row_count", sa.Integer, nullable=True),  # a run's score rows
+    sa.Column("rows_hash", sa.Text, nullable=True),
+    sa.Column("rows_index", sa.Text, nullable=True),  # JSON: case -> [row count, digest prefix]
+    sa.Column("prev_hash", sa.Text, nullable=False),
+    sa.Column("entry_hash", sa.Text, nullable=False),
+    sa.Column("recorded_at", sa.Text, nullable=False),
+    sa.Column("backfilled", sa.Boolean, nullable=False),  # computed at the upgrade to 0002
+    sa.CheckConstraint("kind IN ('run', 'acceptance', 'review')", name="ck_eval_chain_kind"),
+    # one entry per record, and no two entries extending the same one (no fork)
+    sa.UniqueConstraint("kind", "ref_id", name="uq_eval_chain_kind_ref_id"),
+    sa.UniqueConstraint("prev_hash", name="uq_eval_chain_prev_hash"),
 )
 
 # Alembic's own bookkeeping table, declared here so the store can stamp a fresh database and
