@@ -1,0 +1,475 @@
+"""The audit chain on SQLite and PostgreSQL: every finish, acceptance and review is chained, and
+``verify`` names the first run, acceptance or review whose rows were changed by hand."""
+
+from __future__ import annotations
+
+import itertools
+import threading
+
+import pytest
+import sqlalchemy as sa
+from golden_factory import make_golden, make_identity, make_rows
+
+from pytest_screeneval import store_schema as t
+from pytest_screeneval.chain import (
+    GENESIS_HASH,
+    RUN_FIELDS,
+    SCORE_FIELDS,
+    ChainEntry,
+    Current,
+    check_entries,
+    digest_rows,
+    new_entry,
+    record_json,
+)
+from pytest_screeneval.cli import main
+from pytest_screeneval.store import Store
+
+NOW = "2024-05-02T09:30:00+00:00"
+
+
+@pytest.fixture
+def store(store_url: str) -> Store:
+    with Store.open(store_url) as opened:
+        opened.sync_golden_set(make_golden(), now=NOW)
+        yield opened
+
+
+def finished_run(
+    store: Store,
+    case_ids: tuple[str, ...] = ("cc-001", "cc-002"),
+    *,
+    status: str = "complete",
+    **changes: object,
+) -> int:
+    run_id = store.start_run(
+        identity=make_identity(),
+        rubric_id="support-engineer",
+        golden_sha="g" * 64,
+        plugin_version="0.1.0",
+        vcs_commit="abc1234",
+        **changes,  # type: ignore[arg-type]
+    )
+    store.write_scores(make_rows(run_id, case_ids))
+    store.finish_run(run_id, status=status)
+    return run_id
+
+
+def review(store: Store, run_id: int, baseline: int, note: str = "read it, fine") -> None:
+    store.add_review(
+        run_id=run_id,
+        case_id="cc-001",
+        target="skills",
+        baseline_run_id=baseline,
+        before="3",
+        after="4",
+        by="Priya Venkat",
+        note=note,
+    )
+
+
+def history(store: Store) -> tuple[int, int, int]:
+    """A small history: run 1 accepted, run 2 reviewed against it, run 3 interrupted."""
+    first = finished_run(store)
+    store.accept(first, by="Priya Venkat", note="first baseline")
+    second = finished_run(store, baseline_run_id=first)
+    review(store, second, first)
+    third = finished_run(store, ("cc-001",), status="interrupted")
+    return first, second, third
+
+
+def tamper(store: Store, sql: str, **params: object) -> None:
+    with store.engine.begin() as conn:
+        changed = conn.execute(sa.text(sql), params).rowcount
+    assert changed >= 1, f"the tampering statement changed nothing: {sql}"
+
+
+def chain_rows(store: Store) -> list[sa.Row[tuple[object, ...]]]:
+    with store.engine.connect() as conn:
+        return list(conn.execute(sa.select(t.chain).order_by(t.chain.c.seq)))
+
+
+def broken(store: Store) -> str:
+    report = store.verify_chain()
+    assert not report.ok
+    assert report.first_break is not None and "\n" not in report.first_break
+    return report.first_break
+
+
+# --------------------------------------------------------------------------------------------
+# The hashing (pure)
+# --------------------------------------------------------------------------------------------
+
+
+def _row_values(**changes: object) -> tuple[object, ...]:
+    [row] = make_rows(1, ["cc-001"], criteria=["skills"])
+    values = {name: getattr(row, name) for name in SCORE_FIELDS}
+    values["evidence"] = '["Support engineer at Brightwater Logistics"]'
+    values.update(changes)
+    return tuple(values[name] for name in SCORE_FIELDS)
+
+
+def test_row_digest_ignores_row_order_and_how_a_driver_returns_numbers() -> None:
+    rows = [_row_values(case_id=c, criterion=k) for c in ("b", "a") for k in ("y", "x")]
+    assert digest_rows(rows) == digest_rows(list(reversed(rows)))
+    # a driver may return 12 for a REAL 12.0; the hash must not depend on it
+    assert digest_rows([_row_values(latency_ms=12)]) == digest_rows([_row_values(latency_ms=12.0)])
+    digest = digest_rows(rows)
+    assert digest.count == 4
+    assert sorted(digest.index) == ["a", "b"] and sorted(digest.index["a"]) == ["x", "y"]
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("case_id", "cc-009"),
+        ("variant_key", "name=Tomasz Brenner"),
+        ("repeat_index", 1),
+        ("criterion", "communication"),
+        ("score", 4),
+        ("score", None),
+        ("score", "3"),  # a text put into a number column by hand
+        ("rationale", "Edited."),
+        ("evidence", "[]"),
+        ("confidence", 0.7500001),
+        ("latency_ms", 13.5),
+        ("attempts", 2),
+        ("error", "timeout"),
+        ("input_sha256", "b" * 64),
+        ("prompt_tokens", 101),
+        ("completion_tokens", 19),
+        ("reused_from_run", 7),
+    ],
+)
+def test_every_score_column_is_hashed(field: str, value: object) -> None:
+    assert digest_rows([_row_values(**{field: value})]) != digest_rows([_row_values()])
+
+
+def test_check_entries_walks_the_links_in_order() -> None:
+    record = record_json("run", dict.fromkeys(RUN_FIELDS, 1))
+    rows = digest_rows([_row_values()])
+    first = new_entry(
+        seq=1,
+        kind="run",
+        ref_id=1,
+        record=record,
+        rows=rows,
+        prev_hash=GENESIS_HASH,
+        recorded_at=NOW,
+    )
+    second = new_entry(
+        seq=2,
+        kind="run",
+        ref_id=2,
+        record=record,
+        rows=rows,
+        prev_hash=first.entry_hash,
+        recorded_at=NOW,
+    )
+
+    def now(entry: ChainEntry) -> Current:
+        return Current(record=record, rows=rows)
+
+    intact = check_entries([first, second], now)
+    assert (intact.ok, intact.entries, intact.last_hash) == (True, 2, second.entry_hash)
+    swapped = check_entries([second, first], now)
+    assert swapped.first_break == (
+        "chain entry 2 (run 2) starts the chain but does not link to its start: "
+        "earlier entries were deleted or entries were re-ordered"
+    )
+    gone = check_entries([first], lambda entry: Current(record=None))
+    assert gone.first_break == "run 1 was deleted from eval_runs, yet chain entry 1 holds it"
+    assert check_entries([], now).last_hash == GENESIS_HASH
+
+
+# --------------------------------------------------------------------------------------------
+# Appending
+# --------------------------------------------------------------------------------------------
+
+
+def test_finishes_acceptances_and_reviews_are_chained_in_order(store: Store) -> None:
+    first, second, third = history(store)
+    running = store.start_run(
+        identity=make_identity(),
+        rubric_id="support-engineer",
+        golden_sha="g" * 64,
+        plugin_version="0.1.0",
+        vcs_commit=None,
+    )
+    entries = chain_rows(store)
+    assert [(e.seq, e.kind, e.ref_id) for e in entries] == [
+        (1, "run", first),
+        (2, "acceptance", 1),
+        (3, "run", second),
+        (4, "review", 1),
+        (5, "run", third),
+    ]
+    assert entries[0].prev_hash == GENESIS_HASH
+    assert all(e.prev_hash == before.entry_hash for before, e in itertools.pairwise(entries))
+    assert [e.row_count for e in entries] == [6, None, 6, None, 3]
+    assert not any(e.backfilled for e in entries)
+
+    report = store.verify_chain()
+    assert (report.ok, report.entries, report.first_break) == (True, 5, None)
+    assert report.last_hash == entries[-1].entry_hash
+
+    # a run left running by a dead process is chained when it is marked interrupted
+    store.write_scores(make_rows(running, ["cc-002"]))
+    tamper(store, "UPDATE eval_runs SET pid = 0 WHERE run_id = :run", run=running)
+    assert store.mark_abandoned_runs() == [running]
+    last = chain_rows(store)[-1]
+    assert (last.seq, last.kind, last.ref_id, last.row_count) == (6, "run", running, 3)
+    assert store.verify_chain().ok
+
+
+def test_verify_on_an_empty_store_is_intact(store: Store) -> None:
+    report = store.verify_chain()
+    assert (report.ok, report.entries, report.last_hash) == (True, 0, GENESIS_HASH)
+
+
+def test_concurrent_finishes_never_fork_the_chain(store: Store, store_url: str) -> None:
+    runs = [
+        store.start_run(
+            identity=make_identity(),
+            rubric_id="support-engineer",
+            golden_sha="g" * 64,
+            plugin_version="0.1.0",
+            vcs_commit=None,
+        )
+        for _ in range(8)
+    ]
+    for run_id in runs:
+        store.write_scores(make_rows(run_id, ["cc-001", "cc-002", "gap-001"], repeats=20))
+    barrier = threading.Barrier(2)
+    errors: list[BaseException] = []
+
+    def finish(mine: list[int]) -> None:
+        # each thread is its own Store, as two pytest processes would be
+        with Store.open(store_url) as own:
+            barrier.wait()
+            for run_id in mine:
+                try:
+                    own.finish_run(run_id, status="complete")
+                except BaseException as exc:  # reported below, with the run
+                    errors.append(exc)
+
+    threads = [threading.Thread(target=finish, args=(runs[i::2],)) for i in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    entries = chain_rows(store)
+    assert [e.seq for e in entries] == list(range(1, 9))
+    assert sorted(e.ref_id for e in entries) == runs
+    report = store.verify_chain()
+    assert report.ok and report.entries == 8
+
+
+def test_no_score_can_be_written_to_a_finished_run(store: Store) -> None:
+    run_id = finished_run(store)
+    with pytest.raises(Exception, match=f"Run {run_id} is complete"):
+        store.write_scores(make_rows(run_id, ["gap-001"]))
+    assert store.verify_chain().ok
+
+
+# --------------------------------------------------------------------------------------------
+# What verify catches
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "assignment",
+    ["score = 5", "rationale = 'It was always a 5.'", "confidence = 0.99", "error = 'timeout'"],
+)
+def test_a_score_row_edited_by_hand_is_named(store: Store, assignment: str) -> None:
+    _, second, _ = history(store)
+    tamper(
+        store,
+        f"UPDATE eval_scores SET {assignment} "
+        "WHERE run_id = :run AND case_id = 'cc-002' AND criterion = 'skills'",
+        run=second,
+    )
+    assert broken(store) == (
+        f"run {second}: its score rows no longer match the hash recorded when it finished "
+        "(the score row for case cc-002 / skills changed)"
+    )
+
+
+def test_a_deleted_score_row_is_named(store: Store) -> None:
+    first, _, _ = history(store)
+    tamper(
+        store,
+        "DELETE FROM eval_scores WHERE run_id = :run AND case_id = 'cc-001' "
+        "AND criterion = 'experience'",
+        run=first,
+    )
+    assert broken(store) == (
+        f"run {first}: its score rows no longer match the hash recorded when it finished "
+        "(case cc-001 / experience had 1 score row(s) and has none now: they were deleted)"
+    )
+
+
+def test_a_score_row_added_by_hand_is_named(store: Store) -> None:
+    first, _, _ = history(store)
+    with store.engine.begin() as conn:
+        [row] = make_rows(first, ["cc-001"], criteria=["skills"])
+        values = {name: getattr(row, name) for name in ("run_id", *SCORE_FIELDS)}
+        values.update(evidence="[]", repeat_index=1)
+        conn.execute(t.scores.insert().values(**values))
+    assert broken(store) == (
+        f"run {first}: its score rows no longer match the hash recorded when it finished "
+        "(case cc-001 / skills has 2 score row(s), it had 1: a row was added)"
+    )
+
+
+def test_an_edited_run_record_names_the_field(store: Store) -> None:
+    first, _, _ = history(store)
+    tamper(store, "UPDATE eval_runs SET model_id = 'keyword-v2' WHERE run_id = :run", run=first)
+    assert broken(store) == (
+        f"run {first}: its run record no longer matches the hash recorded when it finished "
+        "(model_id was 'keyword-v1', now 'keyword-v2')"
+    )
+
+
+def test_an_edited_acceptance_note_is_named(store: Store) -> None:
+    first, _, _ = history(store)
+    tamper(
+        store,
+        "UPDATE eval_acceptances SET note = 'checked every case' WHERE run_id = :run",
+        run=first,
+    )
+    assert broken(store) == (
+        f"the acceptance of run {first}: it no longer matches the hash recorded when it was "
+        "accepted (note was 'first baseline', now 'checked every case')"
+    )
+
+
+def test_an_edited_review_is_named(store: Store) -> None:
+    _, second, _ = history(store)
+    tamper(store, "UPDATE eval_reviews SET reviewed_by = 'Mallory Vance'")
+    assert broken(store) == (
+        f"review 1 of run {second} (case cc-001, skills): it no longer matches the hash "
+        "recorded when it was made (reviewed_by was 'Priya Venkat', now 'Mallory Vance')"
+    )
+
+
+def test_a_reordered_chain_is_named(store: Store) -> None:
+    history(store)
+    # swap entries 2 and 3 (through a free seq: the primary key holds at every statement)
+    tamper(store, "UPDATE eval_chain SET seq = 100 WHERE seq = 2")
+    tamper(store, "UPDATE eval_chain SET seq = 2 WHERE seq = 3")
+    tamper(store, "UPDATE eval_chain SET seq = 3 WHERE seq = 100")
+    assert broken(store) == (
+        "chain entry 2 (run 2) does not link to chain entry 1: entries were re-ordered, "
+        "deleted or inserted, or entry 1 was rewritten"
+    )
+
+
+def test_swapped_entry_hashes_are_named(store: Store) -> None:
+    history(store)
+    with store.engine.connect() as conn:
+        hashes = dict(conn.execute(sa.select(t.chain.c.seq, t.chain.c.entry_hash)).all())
+    tamper(
+        store,
+        "UPDATE eval_chain SET entry_hash = CASE seq WHEN 1 THEN :second ELSE :first END "
+        "WHERE seq IN (1, 2)",
+        first=hashes[1],
+        second=hashes[2],
+    )
+    assert broken(store) == (
+        "chain entry 1 (run 1) was edited: its recorded hash is not the hash of its content "
+        "(or two entries' hashes were swapped)"
+    )
+
+
+def test_a_deleted_chain_entry_is_named(store: Store) -> None:
+    history(store)
+    tamper(store, "DELETE FROM eval_chain WHERE seq = 3")
+    assert broken(store) == (
+        "chain entry 4 (review 1 of run 2 (case cc-001, skills)) does not link to chain entry 2 "
+        "(entries jump from 2 to 4): entries were re-ordered, deleted or inserted, "
+        "or entry 2 was rewritten"
+    )
+
+
+def test_a_chain_entry_rewritten_to_match_edited_rows_is_named(store: Store) -> None:
+    first, _, _ = history(store)
+    tamper(store, "UPDATE eval_scores SET score = 1 WHERE run_id = :run", run=first)
+    # the tamperer also puts the new rows' hash into the entry, but cannot fix its own hash
+    with store.engine.connect() as conn:
+        rows = conn.execute(
+            sa.select(*[t.scores.c[name] for name in SCORE_FIELDS]).where(
+                t.scores.c.run_id == first
+            )
+        ).all()
+    digest = digest_rows(rows)
+    tamper(
+        store,
+        "UPDATE eval_chain SET rows_hash = :hash, rows_index = :index WHERE seq = 1",
+        hash=digest.rows_hash,
+        index=digest.index_json,
+    )
+    assert broken(store) == (
+        "chain entry 1 (run 1) was edited: its recorded hash is not the hash of its content "
+        "(or two entries' hashes were swapped)"
+    )
+
+
+def test_an_acceptance_forged_by_hand_is_named(store: Store) -> None:
+    _, second, _ = history(store)
+    with store.engine.begin() as conn:
+        conn.execute(
+            t.acceptances.insert().values(
+                run_id=second,
+                accepted_by="Mallory Vance",
+                accepted_at=NOW,
+                note="",
+                previous_baseline_run_id=1,
+                forced=False,
+            )
+        )
+    assert broken(store) == (
+        f"the acceptance of run {second} is recorded but has no chain entry: it was written "
+        "outside pytest-screeneval or its entry was deleted"
+    )
+
+
+def test_the_first_break_in_chain_order_is_the_one_named(store: Store) -> None:
+    first, second, _ = history(store)
+    tamper(store, "UPDATE eval_scores SET score = 1 WHERE run_id = :run", run=second)
+    tamper(store, "UPDATE eval_scores SET score = 1 WHERE run_id = :run", run=first)
+    report = store.verify_chain()
+    assert report.first_break is not None
+    assert report.first_break.startswith(f"run {first}: its score rows")
+    assert report.entries == 5
+
+
+# --------------------------------------------------------------------------------------------
+# screeneval verify
+# --------------------------------------------------------------------------------------------
+
+
+def test_verify_command_exit_status_and_sentences(
+    store: Store, store_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first, _, _ = history(store)
+    last_hash = chain_rows(store)[-1].entry_hash
+    assert main(["verify", "--db", store_url]) == 0
+    captured = capsys.readouterr()
+    assert (captured.out, captured.err) == (f"chain intact: 5 entries, last hash {last_hash}\n", "")
+
+    tamper(
+        store,
+        "UPDATE eval_scores SET score = 5 WHERE run_id = :run AND case_id = 'cc-001' "
+        "AND criterion = 'communication'",
+        run=first,
+    )
+    assert main(["--db", store_url, "verify"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (
+        f"screeneval: The audit chain of {store.masked_url} is broken (5 entries): run {first}: "
+        "its score rows no longer match the hash recorded when it finished (the score row for "
+        "case cc-001 / communication changed).\n"
+    )
