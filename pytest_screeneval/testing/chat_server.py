@@ -14,6 +14,9 @@ never looks for keywords, so its answers are deterministic in the request text a
 ``GET /v1/models`` lists the configured model ids. Everything received is kept in
 :attr:`ChatServer.requests`, and :attr:`ChatServer.max_in_flight` says how many chat requests
 were being answered at once, which is how tests prove that a client really ran concurrently.
+A server in its own process reports the same over HTTP: ``GET /stats`` answers
+:meth:`ChatServer.stats` as JSON and ``POST /stats/reset`` calls :meth:`ChatServer.reset_stats`
+(neither is counted as a request).
 """
 
 from __future__ import annotations
@@ -234,6 +237,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         chat = self.server.chat
+        if self.path.rstrip("/") == "/stats":
+            self._send_json(200, chat.stats())
+            return
         chat._record(self, None)
         if self.path.rstrip("/") == "/v1/models":
             data = [
@@ -248,6 +254,10 @@ class _Handler(BaseHTTPRequestHandler):
         chat = self.server.chat
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
+        if self.path.rstrip("/") == "/stats/reset":
+            chat.reset_stats()
+            self._send_json(200, chat.stats())
+            return
         try:
             body = json.loads(raw) if raw else None
         except ValueError:
@@ -455,6 +465,17 @@ class ChatServer:
         with self._lock:
             return self._in_flight
 
+    def stats(self) -> dict[str, int]:
+        """Counts for a client in another process: requests, chat requests, in-flight peak."""
+        with self._lock:
+            chat = sum(r.path.rstrip("/") == "/v1/chat/completions" for r in self._requests)
+            return {
+                "requests": len(self._requests),
+                "chat_requests": chat,
+                "in_flight": self._in_flight,
+                "max_in_flight": self._max_in_flight,
+            }
+
     def enqueue(self, *replies: Reply) -> None:
         """Answer the next chat requests with these replies, in order, before the responder."""
         with self._lock:
@@ -507,7 +528,9 @@ class ChatServer:
 def main(argv: list[str] | None = None) -> None:
     """Serve default answers until interrupted: ``python -m pytest_screeneval.testing.chat_server``.
 
-    Run apart from the client (another process, its own GIL) when measuring a client's overhead.
+    Run apart from the client (another process, its own GIL) when measuring a client's overhead;
+    the first line printed is the base URL, and ``GET /stats`` on the server's root says how many
+    chat requests it answered and how many were in flight at most.
     """
     import argparse
 
