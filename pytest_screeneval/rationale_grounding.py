@@ -377,7 +377,8 @@ def _lexicon_hits(tokens: Sequence[_Token]) -> list[tuple[str, int, int]]:
 # What the resume contains (computed once per resume text)
 # --------------------------------------------------------------------------------------------
 
-_NUMBER = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)*)([kmb]n?|bn|x)?(?![\w/])", re.IGNORECASE)
+# Atomic groups: "3.2M/yr" must not backtrack into a claim of "3".
+_NUMBER = re.compile(r"(?<![\w.])(?>(\d+(?:[.,]\d+)*))(?>([kmb]n?|bn|x)?)(?![\w/])", re.I)
 _ANY_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _YEAR = re.compile(r"(?<!\d)(19[5-9]\d|20[0-4]\d)(?!\d)")
 _PRESENT = re.compile(r"\b(?:present|current|now|today|ongoing|date)\b", re.IGNORECASE)
@@ -431,9 +432,15 @@ def input_facts(input_text: str, this_year: int | None = None) -> InputFacts:
         now = this_year or date.today().year
         durations.update(d for y in years for d in (now - y, now - y - 1) if d > 0)
     groups = {match[0] for match in _lexicon_matches(tokens)}
+    # Every single-word alias too, so that a longer match across a line break ("Ruby" / "on
+    # Rails") cannot hide a term the resume does name.
+    for token in tokens:
+        group = _FOLDED.get((_key(token),)) or _EXACT.get((token.rstrip("."),))
+        if group:
+            groups.add(group)
     if _DOTNET.search(text):
         groups.add("dotnet")
-    has_certification = bool(groups & _CERTIFICATION_GROUPS) or any(
+    has_certification = bool(groups & (_CERTIFICATION_GROUPS | {"certification"})) or any(
         w.startswith(("certif", "licen")) for w in words
     )
     return InputFacts(

@@ -221,7 +221,7 @@ _TERMS: tuple[_Term, ...] = (
     _Term(
         AGE,
         "young",
-        rf"\byoung\s+(?:{_PEOPLE}|talent|graduates?|grads?|blood|family|families|age)\b",
+        rf"\byoung\s+(?:{_PEOPLE}|talent|graduates?|grads?|blood|age)\b",
     ),
     _Term(
         AGE,
