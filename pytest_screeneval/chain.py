@@ -358,7 +358,7 @@ def entry_label(kind: str, ref_id: int, record: Mapping[str, Any]) -> str:
 
 def _when_made(entry: ChainEntry) -> str:
     if entry.backfilled:
-        return "when the chain was backfilled at the upgrade"
+        return f"when the chain was backfilled at the upgrade on {entry.recorded_at[:10]}"
     return {
         "run": "when it finished",
         "acceptance": "when it was accepted",
@@ -420,10 +420,7 @@ def _rows_change(entry: ChainEntry, now: RowsDigest) -> str:
 def _backfill_note(entry: ChainEntry) -> str:
     if not entry.backfilled:
         return ""
-    return (
-        f" (this entry was backfilled at the upgrade on {entry.recorded_at[:10]}: it vouches for "
-        "the rows as they were then)"
-    )
+    return "; a backfilled entry vouches for the rows as they were at the upgrade"
 
 
 def _check_one(entry: ChainEntry, previous: ChainEntry | None, now: Current) -> str | None:
