@@ -5,7 +5,8 @@
 SQLite always runs (a temporary file unless --url names a store). PostgreSQL runs when --pg-url
 or $SCREENEVAL_TEST_PG_URL names a server: the benchmark creates a schema of its own there and
 drops it afterwards. The golden set is the bundled ``cases/`` folder, or 56 synthetic cases when
-that folder is not there. Prints one line per step with its time and rate.
+that folder is not there. Prints one line per step with its time and rate, including finishing
+the run (which hashes every score row into the audit chain) and ``verify`` of the chain.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from pytest_screeneval.golden import (
 )
 from pytest_screeneval.golden_yaml import write_golden_set
 from pytest_screeneval.scoring_types import ScorerIdentity
-from pytest_screeneval.store import ScoreRow, Store, mask_url
+from pytest_screeneval.store import ChainReport, ScoreRow, Store, mask_url
 
 __all__ = ["main"]
 
@@ -166,8 +167,22 @@ def bench(name: str, url: str, folder: Path, rows: int, batch: int) -> None:
                 store.write_scores(all_rows[first : first + batch])
 
         timed(f"write score rows ({batch}/batch)", write, len(all_rows), "rows")
-        store.finish_run(run_id, status="complete")
+        # finishing hashes every score row into the run's audit chain entry
+        timed(
+            "finish the run (chain its rows)",
+            lambda: store.finish_run(run_id, status="complete"),
+            len(all_rows),
+            "rows",
+        )
         timed("read the run's score rows back", lambda: store.scores(run_id), len(all_rows), "rows")
+        reports: list[ChainReport] = []
+        timed(
+            "verify the audit chain",
+            lambda: reports.append(store.verify_chain()),
+            len(all_rows),
+            "rows",
+        )
+        assert reports[0].ok, reports[0].first_break
 
 
 def main(argv: list[str] | None = None) -> int:
