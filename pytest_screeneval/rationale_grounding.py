@@ -256,7 +256,6 @@ _NUMBER_WORDS = {
     "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
     "hundred": 100, "dozen": 12,
 }  # fmt: skip
-_JOINING_WORDS = frozenset({"of", "and", "&", "the", "for", "in", "on", "to", "a", "an"})
 
 
 @dataclass(frozen=True)
@@ -327,7 +326,9 @@ def _tokens(text: str) -> list[_Token]:
     return [_Token(m.group(0), *m.span()) for m in _TOKEN.finditer(text)]
 
 
-def _lexicon_matches(texts: Sequence[str]) -> list[tuple[str, int, int, int, int]]:
+def _lexicon_matches(
+    texts: Sequence[str], keys: Sequence[str] | None = None
+) -> list[tuple[str, int, int, int, int]]:
     """Each longest lexicon match in a token sequence: (group, first, last, lo, hi).
 
     Tokens ``first``..``last`` (inclusive) match; ``lo``/``hi`` are character offsets inside a
@@ -335,7 +336,8 @@ def _lexicon_matches(texts: Sequence[str]) -> list[tuple[str, int, int, int, int
     "Kubernetes-based"), else ``0`` and ``-1``.
     """
     hits: list[tuple[str, int, int, int, int]] = []
-    keys = [_key(t) for t in texts]
+    if keys is None:
+        keys = [_key(t) for t in texts]
     count = len(texts)
     i = 0
     while i < count:
@@ -417,11 +419,18 @@ def input_facts(input_text: str, this_year: int | None = None) -> InputFacts:
     text = normalise(input_text)
     folded = casefold_text(text)
     tokens = _TOKEN.findall(text)
-    words: set[str] = set()
+    keys = [_key(token) for token in tokens]
+    words = set(keys)
+    # Every single-word alias counts, so that a longer match across a line break ("Ruby" / "on
+    # Rails") cannot hide a term the resume does name.
+    groups = {_FOLDED[(key,)] for key in words if (key,) in _FOLDED}
     for token in tokens:
-        words.add(_key(token))
         if "-" in token or "/" in token or "." in token or "'" in token:
             words.update(_key(p) for p in _PART_SPLIT.split(token) if p)
+        if token in _EXACT_FIRST:
+            group = _EXACT.get((token,))
+            if group:
+                groups.add(group)
     numbers = {_number_key(m.group(0)) for m in _ANY_NUMBER.finditer(text)}
     percents = [float(v) for v in re.findall(r"(\d+(?:\.\d+)?)\s*%", text)]
     differences = {_number_key(f"{abs(a - b):.1f}") for a in percents for b in percents if a != b}
@@ -431,13 +440,7 @@ def input_facts(input_text: str, this_year: int | None = None) -> InputFacts:
     if _PRESENT.search(text) and years:
         now = this_year or date.today().year
         durations.update(d for y in years for d in (now - y, now - y - 1) if d > 0)
-    groups = {match[0] for match in _lexicon_matches(tokens)}
-    # Every single-word alias too, so that a longer match across a line break ("Ruby" / "on
-    # Rails") cannot hide a term the resume does name.
-    for token in tokens:
-        group = _FOLDED.get((_key(token),)) or _EXACT.get((token.rstrip("."),))
-        if group:
-            groups.add(group)
+    groups.update(match[0] for match in _lexicon_matches(tokens, keys))
     if _DOTNET.search(text):
         groups.add("dotnet")
     has_certification = bool(groups & (_CERTIFICATION_GROUPS | {"certification"})) or any(
@@ -455,16 +458,33 @@ def input_facts(input_text: str, this_year: int | None = None) -> InputFacts:
     )
 
 
+_JOINING_WORDS = frozenset({"of", "and", "the", "for", "in", "on", "to", "a", "an"})
+_WORD_OR_LINE_BREAK = re.compile(r"[A-Za-z]+|\n")
+
+
 @lru_cache(maxsize=512)
-def _initials(text: str) -> tuple[str, ...]:
-    """Each line's word initials, with and without joining words: an acronym is grounded when it
-    is a run of one of these ("sdr" in "Sales Development Representative, ...")."""
-    initials: list[str] = []
-    for line in text.splitlines():
-        words = _LETTER_WORDS.findall(line)
-        initials.append("".join(w[0] for w in words).lower())
-        initials.append("".join(w[0] for w in words if w.lower() not in _JOINING_WORDS).lower())
-    return tuple(initials)
+def _initials(text: str) -> tuple[str, str]:
+    """The word initials of a text, lines kept apart by "|": all words, and without joining
+    words. An acronym is spelled out in the text when it is a run of either ("sdr" for "Sales
+    Development Representative", "pmp" for "Project Management Professional")."""
+    every: list[str] = []
+    content: list[str] = []
+    for word in _WORD_OR_LINE_BREAK.findall(text):
+        if word == "\n":
+            every.append("|")
+            content.append("|")
+            continue
+        initial = word[0].lower()
+        every.append(initial)
+        if word.lower() not in _JOINING_WORDS:
+            content.append(initial)
+    return "".join(every), "".join(content)
+
+
+def _spelled_out(facts: InputFacts, acronym: str) -> bool:
+    every, content = _initials(facts.text)
+    letters = acronym.lower()
+    return letters in content or letters in every
 
 
 def _number_word_values(folded: str) -> set[int]:
@@ -770,7 +790,7 @@ def _unsupported_terms(context: _Context, criterion_words: frozenset[str]) -> li
             if _word_in(facts, part):
                 continue
             bare = part[:-1] if part.endswith("s") and part[:-1].isupper() else part
-            if _is_acronym(part) and any(bare.lower() in line for line in _initials(facts.text)):
+            if _is_acronym(part) and _spelled_out(facts, bare):
                 continue
             problems.append(f"not in the resume: {part!r}")
     return problems

@@ -144,7 +144,7 @@ _AUDIENCE = (
     r"|players|kids|teens|teenagers|youths?|boys|girls|participants|respondents)"
 )
 
-_DEMONYM_GATE = " ".join(re.findall(r"[a-z]+", _DEMONYMS))
+_DEMONYM_GATE = " ".join(w for w in re.findall(r"[a-z]+", _DEMONYMS) if len(w) >= 3)
 
 _TERMS: tuple[_Term, ...] = (
     # ---------------------------------------------------------------- age
