@@ -15,6 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from .distributed import (
+    RUN_ID_KEY,
+    WORKER_OUTPUT_KEY,
+    ControllerPlugin,
+    is_controller,
+    is_worker,
+)
 from .errors import ScreenevalError
 from .options import OPTIONS, OptionSpec, SettingError, settings_from
 
@@ -184,6 +191,14 @@ def pytest_configure(config: pytest.Config) -> None:
         session.close()
         raise pytest.UsageError(str(exc)) from None
     config.stash[SESSION_KEY] = session
+    if is_controller(config):
+        # the workers collect and score; the controller owns the run row and the verdict
+        session.load_all_cases()
+        try:
+            session.begin_run(_selection(config))
+        except ScreenevalError as exc:
+            raise pytest.UsageError(str(exc)) from None
+        config.pluginmanager.register(ControllerPlugin(session), "screeneval-controller")
     if config.args_source != pytest.Config.ArgsSource.ARGS:
         # `pytest --screeneval` with no paths runs the golden set, not the project's unit tests.
         config.args = [str(session.cases_dir if settings.source == "yaml" else config.rootpath)]
@@ -325,6 +340,8 @@ class ScreenevalItem(pytest.Item):
     def runtest(self) -> None:
         screeneval = session_of(self.config)
         assert screeneval is not None
+        screeneval.ensure_scored(self.case.id)
+        screeneval.ran_needs.append(self.need)
         verdict: Verdict
         if self.kind == "criterion":
             verdict = screeneval.criterion_verdict(self.case.id, self.target)
@@ -364,28 +381,26 @@ def _selection(config: pytest.Config) -> str:
 def pytest_runtestloop(session: pytest.Session) -> Iterator[None]:
     screeneval = session_of(session.config)
     items = [i for i in session.items if isinstance(i, ScreenevalItem)]
-    collection_failed = (
-        session.testsfailed and not session.config.option.continue_on_collection_errors
-    )
-    if (
-        screeneval is not None
-        and items
-        and not collection_failed
-        and not session.config.option.collectonly
-    ):
-        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-        progress = _Progress(reporter)
-        try:
-            screeneval.start(
-                [item.need for item in items], _selection(session.config), progress=progress
-            )
-        except ScreenevalError as exc:
-            screeneval.finish("interrupted")
-            raise pytest.UsageError(str(exc)) from None
-        except BaseException:
-            screeneval.finish("interrupted")
-            raise
-        progress.done(screeneval)
+    option = session.config.option
+    collection_failed = session.testsfailed and not option.continue_on_collection_errors
+    if screeneval is None or not items or collection_failed or option.collectonly:
+        return (yield)
+    if is_worker(session.config):
+        # the controller opened the run; this worker scores each case when it gets it
+        run_id = session.config.workerinput[RUN_ID_KEY]  # type: ignore[attr-defined]
+        screeneval.attach_run(run_id, [item.need for item in items])
+        return (yield)
+    progress = _Progress(session.config.pluginmanager.get_plugin("terminalreporter"))
+    try:
+        screeneval.start([item.need for item in items], _selection(session.config), progress)
+    except ScreenevalError as exc:
+        screeneval.start_error = str(exc)
+        screeneval.finish("interrupted")
+        raise pytest.UsageError(str(exc)) from None
+    except BaseException:
+        screeneval.finish("interrupted")
+        raise
+    progress.done(screeneval)
     return (yield)
 
 
@@ -419,12 +434,17 @@ class _Progress:
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     screeneval = session_of(session.config)
-    if screeneval is None or screeneval.run_id is None:
+    if screeneval is None or screeneval.run_id is None or screeneval.start_error:
         return
+    if is_worker(session.config):
+        output = screeneval.worker_output()
+        session.config.workeroutput[WORKER_OUTPUT_KEY] = output  # type: ignore[attr-defined]
+        return
+    if is_controller(session.config):
+        screeneval.load_results_from_store()
     interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
     screeneval.finish("interrupted" if interrupted else "complete")
-    counts = Counter(item.kind for item in session.items if isinstance(item, ScreenevalItem))
-    summary = screeneval.summarize(dict(counts))
+    summary = screeneval.summarize(dict(Counter(need.kind for need in screeneval.needs)))
     config = session.config
     if config.getoption("screeneval_accept"):
         screeneval.accept_run(

@@ -158,6 +158,10 @@ class ScreenevalSession:
         self.verdicts: dict[str, tuple[str, Verdict]] = {}
         self.acceptance_error: str | None = None
         self.scorer_calls = 0
+        self.ran_needs: list[ItemNeed] = []
+        self.worker_needs: dict[str, list[ItemNeed]] = {}
+        self.start_error: str | None = None
+        self.served_models: set[str] = set()
 
     # ---------------------------------------------------------------- set-up
 
@@ -301,29 +305,36 @@ class ScreenevalSession:
         progress: Callable[[int, int], None] | None = None,
     ) -> None:
         """Sync the golden set, open a run and score every input the selected items need."""
-        assert self.store is not None
         self.needs = list(needs)
-        selected_ids = {need.case_id for need in needs}
+        self.begin_run(selection, cases_selected=len({need.case_id for need in needs}))
+        self.score_needs(self.needs, progress)
+
+    def begin_run(self, selection: str, cases_selected: int | None = None) -> int:
+        """Sync the golden set into the store and open the run row."""
+        assert self.store is not None
         if self.settings.source == "yaml" and self.cases:
             self.store.sync_golden_set(self.golden_set())
         if self.scorer is None:
             self.scorer = self._resolve_scorer()
-        golden_sha = self.golden_set().sha
         self.run_id = self.store.start_run(
             identity=self.scorer.identity,
             rubric_id=self.rubric.id,
-            golden_sha=golden_sha,
+            golden_sha=self.golden_set().sha,
             plugin_version=__version__,
             vcs_commit=_vcs_commit(self.rootdir),
             notes=self.notes,
             baseline_run_id=self.baseline.run_id if self.baseline else None,
             selection=selection,
-            config={k: v for k, v in vars(self.settings).items()}
-            | {
-                "cases_selected": len(selected_ids),
-                "python": sys.version.split()[0],
-            },
+            config=dict(vars(self.settings))
+            | {"cases_selected": cases_selected, "python": sys.version.split()[0]},
         )
+        return self.run_id
+
+    def score_needs(
+        self, needs: Sequence[ItemNeed], progress: Callable[[int, int], None] | None = None
+    ) -> None:
+        """Score every distinct input these items need, with bounded concurrency."""
+        assert self.scorer is not None
         jobs = self.jobs_for(needs)
         reused = self._reuse(jobs) if self.reuse else {}
         for result in reused.values():
@@ -350,6 +361,87 @@ class ScreenevalSession:
             on_result=on_result,
         )
         self.flush(force=True)
+
+    # ---------------------------------------------------------------- pytest-xdist
+
+    def load_all_cases(self) -> None:
+        """The controller reads every valid case file (workers report the invalid ones)."""
+        if self.settings.source != "yaml":
+            return
+        from .golden import case_files
+
+        for path in case_files(self.cases_dir):
+            try:
+                self.load_case(path)
+            except GoldenSetError:
+                continue
+
+    def attach_run(self, run_id: int, needs: Sequence[ItemNeed]) -> None:
+        """A worker writes its rows into the run the controller opened."""
+        self.run_id = run_id
+        self.worker_needs = {}
+        for need in needs:
+            self.worker_needs.setdefault(need.case_id, []).append(need)
+
+    def ensure_scored(self, case_id: str) -> None:
+        """On a worker: score a case's inputs when its first item runs (cases are not split)."""
+        pending = self.worker_needs.pop(case_id, None) if self.worker_needs else None
+        if pending:
+            self.score_needs(pending)
+
+    def worker_output(self) -> dict[str, object]:
+        self.flush(force=True)
+        return {
+            "needs": [[n.case_id, n.kind, n.target] for n in self.ran_needs],
+            "counterfactual": {a: dict(v) for a, v in self.counterfactual_gaps.items()},
+            "perturbation": {k: dict(v) for k, v in self.perturbation_shifts.items()},
+            "scorer_calls": self.scorer_calls,
+            "warnings": self.warnings,
+            "served_models": sorted(self._served_models()),
+        }
+
+    def merge_worker_output(self, output: Mapping[str, object]) -> None:
+        self.needs.extend(ItemNeed(*need) for need in output["needs"])  # type: ignore[attr-defined]
+        for attribute, by_case in dict(output["counterfactual"]).items():  # type: ignore[call-overload]
+            self.counterfactual_gaps[attribute].update(by_case)
+        for kind, by_case in dict(output["perturbation"]).items():  # type: ignore[call-overload]
+            self.perturbation_shifts[kind].update(by_case)
+        self.scorer_calls += int(output["scorer_calls"])  # type: ignore[call-overload]
+        self.served_models.update(output["served_models"])  # type: ignore[arg-type]
+        self.warnings.extend(w for w in output["warnings"] if w not in self.warnings)  # type: ignore[attr-defined]
+
+    def load_results_from_store(self) -> None:
+        """The controller rebuilds the run's results from the rows the workers wrote."""
+        assert self.store is not None and self.run_id is not None
+        from .scoring_types import CriterionScore
+
+        grouped: dict[tuple[str, str, int], list[ScoreRow]] = defaultdict(list)
+        for row in self.store.scores(self.run_id):
+            grouped[(row.case_id, row.variant_key, row.repeat_index)].append(row)
+        served = self.store.get_run(self.run_id).served_model
+        for (case_id, variant, repeat), rows in grouped.items():
+            usable = {
+                r.criterion: CriterionScore(
+                    r.criterion, r.score, r.rationale, r.evidence, r.confidence
+                )
+                for r in rows
+                if r.score is not None and r.error is None
+            }
+            errors = {r.criterion: r.error for r in rows if r.error}
+            first = rows[0]
+            job = ScoringJob(case_id, variant, repeat, "", first.input_sha256)
+            self.results[(case_id, variant, repeat)] = JobResult(
+                job,
+                tuple(usable.values()),
+                errors,
+                first.latency_ms,
+                first.attempts,
+                served,
+                sum(r.prompt_tokens for r in rows),
+                sum(r.completion_tokens for r in rows),
+                reused_from_run=first.reused_from_run,
+                by_criterion=usable,
+            )
 
     def _dedupe(
         self, jobs: list[ScoringJob], on_result: Callable[[JobResult], None]
@@ -619,10 +711,13 @@ class ScreenevalSession:
         try:
             self.flush(force=True)
         finally:
-            served = sorted({r.served_model for r in self.results.values() if r.served_model})
-            self.store.finish_run(
-                self.run_id, status=status, served_model=", ".join(served) or None
-            )
+            served = ", ".join(sorted(self._served_models()))
+            self.store.finish_run(self.run_id, status=status, served_model=served or None)
+
+    def _served_models(self) -> set[str]:
+        return self.served_models | {
+            r.served_model for r in self.results.values() if r.served_model
+        }
 
     def close(self) -> None:
         if self.store is not None:
@@ -740,7 +835,7 @@ class ScreenevalSession:
             run_id=self.run_id,
             status=run.status,
             identity=self.scorer.identity.as_dict(),
-            served_models=tuple(sorted({r.served_model for r in results if r.served_model})),
+            served_models=tuple(sorted(self._served_models())),
             baseline=self.baseline,
             selection={"cases": len(selected_cases), "of_cases": len(self.cases), **selected_items},
             agreement=agreement,

@@ -13,6 +13,23 @@ from pytest_screeneval.store import Store
 
 ACCEPT = ("--screeneval-accept", "--screeneval-accepted-by", "Ada Quill")
 
+# The integration tests that matter most run three ways: no xdist, -n 0 and -n 2 (two workers,
+# one run row, the controller decides the gates).
+DIST_MODES = [
+    pytest.param((), id="no-xdist"),
+    pytest.param(("-n", "0"), id="n0"),
+    pytest.param(("-n", "2"), id="n2"),
+]
+
+
+@pytest.fixture(params=DIST_MODES)
+def dist(request: pytest.FixtureRequest) -> tuple[str, ...]:
+    return tuple(request.param)
+
+
+def run(pytester: pytest.Pytester, dist: tuple[str, ...], *args: str) -> pytest.RunResult:
+    return pytester.runpytest("--screeneval", *dist, *args)
+
 
 @pytest.fixture
 def project(pytester: pytest.Pytester) -> pytest.Pytester:
@@ -33,8 +50,10 @@ def accept_baseline(pytester: pytest.Pytester) -> None:
     assert result.ret == 0, result.stdout.str()
 
 
-def test_first_run_passes_records_a_run_and_prints_the_summary(project: pytest.Pytester) -> None:
-    result = project.runpytest("--screeneval")
+def test_first_run_passes_records_a_run_and_prints_the_summary(
+    project: pytest.Pytester, dist: tuple[str, ...]
+) -> None:
+    result = run(project, dist)
     assert result.ret == 0
     # 7 cases x (3 criteria + decision + 2 counterfactuals)
     result.assert_outcomes(passed=42)
@@ -51,9 +70,9 @@ def test_first_run_passes_records_a_run_and_prints_the_summary(project: pytest.P
         ]
     )
     with store_of(project) as store:
-        run = store.get_run(1)
-        assert run.status == "complete"
-        assert run.model_id == "table-v1"
+        record = store.get_run(1)
+        assert record.status == "complete"
+        assert record.model_id == "table-v1"
         rows = store.scores(1)
     originals = [r for r in rows if r.variant_key == ""]
     assert len(originals) == 7 * 3
@@ -80,9 +99,11 @@ def test_select_a_slice_and_a_criterion_with_k(project: pytest.Pytester) -> None
     assert scorer_calls(project) == 2  # only the selected inputs were scored
 
 
-def test_same_scores_against_accepted_baseline_exit_zero(project: pytest.Pytester) -> None:
+def test_same_scores_against_accepted_baseline_exit_zero(
+    project: pytest.Pytester, dist: tuple[str, ...]
+) -> None:
     accept_baseline(project)
-    result = project.runpytest("--screeneval")
+    result = run(project, dist)
     assert result.ret == 0
     result.stdout.fnmatch_lines(
         [
@@ -93,12 +114,14 @@ def test_same_scores_against_accepted_baseline_exit_zero(project: pytest.Pyteste
     )
 
 
-def test_moved_score_fails_with_before_after_and_who_accepted(project: pytest.Pytester) -> None:
+def test_moved_score_fails_with_before_after_and_who_accepted(
+    project: pytest.Pytester, dist: tuple[str, ...]
+) -> None:
     accept_baseline(project)
     scores = expected_scores()
     scores["al-001"]["skills"] = 3  # still within tolerance 1 of the expectation, but it moved
     set_scores(project, scores)
-    result = project.runpytest("--screeneval")
+    result = run(project, dist)
     result.assert_outcomes(passed=41, failed=1)
     result.stdout.fnmatch_lines(
         [
@@ -111,12 +134,14 @@ def test_moved_score_fails_with_before_after_and_who_accepted(project: pytest.Py
     assert "Traceback" not in result.stdout.str()
 
 
-def test_reviewed_movement_passes_and_names_the_reviewer(project: pytest.Pytester) -> None:
+def test_reviewed_movement_passes_and_names_the_reviewer(
+    project: pytest.Pytester, dist: tuple[str, ...]
+) -> None:
     accept_baseline(project)
     scores = expected_scores()
     scores["al-001"]["skills"] = 3
     set_scores(project, scores)
-    assert project.runpytest("--screeneval").ret == 1  # run 2: the movement fails
+    assert run(project, dist).ret == 1  # run 2: the movement fails
     code = screeneval(
         [
             *db_args(project),
@@ -131,7 +156,7 @@ def test_reviewed_movement_passes_and_names_the_reviewer(project: pytest.Pyteste
         ]
     )
     assert code == 0
-    result = project.runpytest("--screeneval", "-rA", "-k", "al-001 and skills")
+    result = run(project, dist, "-rA", "-k", "al-001 and skills")
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(["*moved 4 → 3, reviewed by Bo Lindqvist on *"])
 
@@ -178,10 +203,10 @@ def test_xfail_and_xpass_from_the_case_file(pytester: pytest.Pytester) -> None:
     ],
 )
 def test_a_failing_scorer_fails_only_its_case_with_the_reason(
-    project: pytest.Pytester, behaviour: str, reason: str
+    project: pytest.Pytester, dist: tuple[str, ...], behaviour: str, reason: str
 ) -> None:
     set_scores(project, expected_scores(), behaviour={"al-002": behaviour})
-    result = project.runpytest("--screeneval", "-k", "not counterfactual")
+    result = run(project, dist, "-k", "not counterfactual")
     # al-002: 3 criteria + its decision fail; every other case passes
     result.assert_outcomes(passed=24, failed=4)
     result.stdout.fnmatch_lines([f"*FAILED     {reason}"])
@@ -236,13 +261,14 @@ def test_contested_item_passes_within_raters_range_and_fails_outside(
 
 def test_protected_term_in_rationale_fails_even_when_score_is_right(
     project: pytest.Pytester,
+    dist: tuple[str, ...],
 ) -> None:
     rationale = (
         'The experience criterion scores 3 because the resume says "Built weekly sales reports'
         ' in SQL and Python", though she is a young mother.'
     )
     set_scores(project, expected_scores(), rationales={"al-001": {"experience": rationale}})
-    result = project.runpytest("--screeneval", "-k", "al-001 and experience")
+    result = run(project, dist, "-k", "al-001 and experience")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
         [
@@ -252,8 +278,8 @@ def test_protected_term_in_rationale_fails_even_when_score_is_right(
     )
     result.stdout.fnmatch_lines(["*protected-attribute-flags*1.0*<= 0*FAIL*"])
     # even when other flags only warn, a protected attribute stays a hard failure
-    result = project.runpytest(
-        "--screeneval", "-k", "al-001 and experience", "-o", "screeneval_rationale_flags=warn"
+    result = run(
+        project, dist, "-k", "al-001 and experience", "-o", "screeneval_rationale_flags=warn"
     )
     result.assert_outcomes(failed=1)
 
@@ -270,10 +296,13 @@ def test_soft_rationale_flag_fails_or_warns_as_configured(project: pytest.Pytest
     result.stdout.fnmatch_lines(["*rationale flags (warn only): *too-short*"])
 
 
-def test_repeat_runs_report_self_disagreement(project: pytest.Pytester) -> None:
+def test_repeat_runs_report_self_disagreement(
+    project: pytest.Pytester, dist: tuple[str, ...]
+) -> None:
     set_scores(project, expected_scores(), behaviour={"al-004": "repeat-drift"})
-    result = project.runpytest(
-        "--screeneval",
+    result = run(
+        project,
+        dist,
         "--screeneval-repeat",
         "2",
         "--screeneval-concurrency",
@@ -292,8 +321,9 @@ def test_repeat_runs_report_self_disagreement(project: pytest.Pytester) -> None:
     )
     assert result.ret == 1
     # the same drift is within the default limit (5%)
-    result = project.runpytest(
-        "--screeneval",
+    result = run(
+        project,
+        dist,
         "--screeneval-repeat",
         "2",
         "--screeneval-concurrency",
@@ -313,12 +343,14 @@ def test_consistent_repeats_pass_the_gate(project: pytest.Pytester) -> None:
     assert scorer_calls(project) == 5 * 3 + 5 * 2
 
 
-def test_crossing_fails_the_decision_until_reviewed(project: pytest.Pytester) -> None:
+def test_crossing_fails_the_decision_until_reviewed(
+    project: pytest.Pytester, dist: tuple[str, ...]
+) -> None:
     accept_baseline(project)
     scores = expected_scores()
     scores["be-001"] = {"skills": 2, "experience": 2, "communication": 2}  # 50 -> 25: hold
     set_scores(project, scores)
-    result = project.runpytest("--screeneval", "-o", "screeneval_expected_tolerance=2")
+    result = run(project, dist, "-o", "screeneval_expected_tolerance=2")
     result.stdout.fnmatch_lines(
         [
             "*be-001 · decision (advance at 50)*",
@@ -343,8 +375,9 @@ def test_crossing_fails_the_decision_until_reviewed(project: pytest.Pytester) ->
         )
         == 0
     )
-    result = project.runpytest(
-        "--screeneval",
+    result = run(
+        project,
+        dist,
         "-o",
         "screeneval_expected_tolerance=2",
         "-o",
@@ -356,13 +389,15 @@ def test_crossing_fails_the_decision_until_reviewed(project: pytest.Pytester) ->
     result.stdout.fnmatch_lines(["*unreviewed-crossings*0.0*<= 0*PASS*"])
 
 
-def test_agreement_drop_and_moved_share_gates(project: pytest.Pytester) -> None:
+def test_agreement_drop_and_moved_share_gates(
+    project: pytest.Pytester, dist: tuple[str, ...]
+) -> None:
     accept_baseline(project)
     scores = expected_scores()
     for case_id in ("al-001", "al-002", "al-005"):
         scores[case_id]["communication"] -= 1  # exact agreement on communication: 100% -> 57%
     set_scores(project, scores)
-    result = project.runpytest("--screeneval", "-o", "screeneval_movement_tolerance=1")
+    result = run(project, dist, "-o", "screeneval_movement_tolerance=1")
     result.stdout.fnmatch_lines(
         [
             "*agreement-drop?communication?*42.9*<= 5*FAIL*",
@@ -390,9 +425,11 @@ def test_worst_slice_gate(project: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines(["*worst-slice*60.0*>= 50*PASS*"])
 
 
-def test_counterfactual_gap_fails_item_and_gate(project: pytest.Pytester) -> None:
+def test_counterfactual_gap_fails_item_and_gate(
+    project: pytest.Pytester, dist: tuple[str, ...]
+) -> None:
     set_scores(project, expected_scores(), gap_penalty=1)
-    result = project.runpytest("--screeneval", "-k", "counterfactual")
+    result = run(project, dist, "-k", "counterfactual")
     result.assert_outcomes(passed=7, failed=7)  # name passes, gap fails for every case
     result.stdout.fnmatch_lines(
         [
@@ -417,9 +454,9 @@ def test_perturbation_shift_shrinks_to_the_smallest_change(project: pytest.Pytes
     result.stdout.fnmatch_lines(["*perturbation-shift?reformat?*25.0*<= 5*FAIL*"])
 
 
-def test_json_report_has_every_figure(project: pytest.Pytester) -> None:
+def test_json_report_has_every_figure(project: pytest.Pytester, dist: tuple[str, ...]) -> None:
     accept_baseline(project)
-    result = project.runpytest("--screeneval", "--screeneval-json", "out/run.json")
+    result = run(project, dist, "--screeneval-json", "out/run.json")
     assert result.ret == 0
     document = json.loads((project.path / "out" / "run.json").read_text())
     assert document["run_id"] == 2
@@ -438,16 +475,19 @@ def test_json_report_has_every_figure(project: pytest.Pytester) -> None:
     assert document["selection"]["cases"] == 7
 
 
-def test_accept_is_refused_while_a_gate_fails_unless_forced(project: pytest.Pytester) -> None:
+def test_accept_is_refused_while_a_gate_fails_unless_forced(
+    project: pytest.Pytester, dist: tuple[str, ...]
+) -> None:
     set_scores(project, expected_scores(), gap_penalty=1)
-    result = project.runpytest("--screeneval", *ACCEPT)
+    result = run(project, dist, *ACCEPT)
     result.stdout.fnmatch_lines(
         ["not accepted: Run 1 was not accepted: failed gate(s) counterfactual-gap?gap?*"]
     )
     with store_of(project) as store:
         assert store.baseline() is None
-    result = project.runpytest(
-        "--screeneval",
+    result = run(
+        project,
+        dist,
         *ACCEPT,
         "--screeneval-force-accept",
         "--screeneval-accept-note",
@@ -467,9 +507,9 @@ def test_interrupt_mid_run_keeps_scored_rows_and_marks_the_run(project: pytest.P
     )
     assert result.ret == pytest.ExitCode.INTERRUPTED
     with store_of(project) as store:
-        run = store.get_run(1)
+        record = store.get_run(1)
         rows = store.scores(1)
-    assert run.status == "interrupted"
+    assert record.status == "interrupted"
     assert {r.case_id for r in rows} == {"al-001", "al-002", "al-003", "al-004", "al-005", "be-001"}
     result = project.runpytest("--screeneval", *ACCEPT, "-k", "not counterfactual")
     with store_of(project) as store:
