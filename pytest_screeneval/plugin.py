@@ -27,7 +27,7 @@ from .options import OPTIONS, OptionSpec, SettingError, settings_from
 
 if TYPE_CHECKING:
     from .golden import Case
-    from .session import ItemNeed, ScreenevalSession
+    from .session import ItemNeed, RunSummary, ScreenevalSession
     from .verdicts import Verdict
 
 __all__ = ["SESSION_KEY"]
@@ -352,6 +352,9 @@ class ScreenevalItem(pytest.Item):
         else:
             verdict = screeneval.perturbation_verdict(self.case.id, self.target)
         screeneval.record_verdict(self.nodeid, self.kind, verdict)
+        self.user_properties.extend(
+            (f"screeneval.{name}", value) for name, value in verdict.properties
+        )
         for note in verdict.notes:
             self.add_report_section("call", "screeneval", note)
         if not verdict.passed:
@@ -432,6 +435,7 @@ class _Progress:
             )
 
 
+@pytest.hookimpl(tryfirst=True)  # before junitxml writes its report
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     screeneval = session_of(session.config)
     if screeneval is None or screeneval.run_id is None or screeneval.start_error:
@@ -456,9 +460,26 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         from .report.json import write_json
 
         write_json(summary, Path(screeneval.settings.json), screeneval)
+    _junit_properties(config, summary)
     config.hook.pytest_screeneval_run_finished(config=config, summary=summary)
     if session.exitstatus == pytest.ExitCode.OK and screeneval.session_failed():
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def _junit_properties(config: pytest.Config, summary: RunSummary) -> None:
+    """The run id and the gate table as testsuite properties of ``--junitxml``."""
+    from _pytest.junitxml import xml_key
+
+    xml = config.stash.get(xml_key, None)
+    if xml is None:
+        return
+    xml.add_global_property("screeneval.run_id", summary.run_id)
+    for gate in summary.gates:
+        value = "-" if gate.value is None else f"{gate.value:.1f}"
+        xml.add_global_property(
+            f"screeneval.gate.{gate.name}",
+            f"{gate.status} value={value} limit={gate.limit} n={gate.n}",
+        )
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:

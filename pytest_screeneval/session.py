@@ -908,7 +908,13 @@ class ScreenevalSession:
                 )
         for reason in reasons:
             lines.append(f"  FAILED     {reason}")
-        return Verdict(not reasons, tuple(reasons), (), "\n".join(lines))
+        gap_property = ("gap", "none")
+        if case_id in self.counterfactual_gaps.get(attribute, {}):
+            gap_property = (
+                "gap",
+                f"{float(self.counterfactual_gaps[attribute][case_id]['gap']):.1f}",
+            )
+        return Verdict(not reasons, tuple(reasons), (), "\n".join(lines), (gap_property,))
 
     def perturbation_verdict(self, case_id: str, kind: str) -> Verdict:
         """Hypothesis draws perturbations of the case text; a failure shrinks to the smallest."""
@@ -966,9 +972,15 @@ class ScreenevalSession:
                     failure.diff,
                 ]
             )
-            return Verdict(False, (failure.reason,), (), block)
+            return Verdict(False, (failure.reason,), (), block, (("shift", f"{worst[0]:.1f}"),))
         self.perturbation_shifts[kind][case_id] = {"shift": worst[0]}
-        return Verdict(True, (), (), f"{header}\n  worst shift {worst[0]:.1f} points")
+        return Verdict(
+            True,
+            (),
+            (),
+            f"{header}\n  worst shift {worst[0]:.1f} points",
+            (("shift", f"{worst[0]:.1f}"),),
+        )
 
     def counterfactual_summary(self) -> dict[str, dict[str, object]]:
         summary: dict[str, dict[str, object]] = {}

@@ -63,6 +63,7 @@ class Verdict:
     reasons: tuple[str, ...]  # why it failed (empty when passed)
     notes: tuple[str, ...]  # warnings and reviews that let it pass
     block: str  # the readable block shown on failure
+    properties: tuple[tuple[str, str], ...] = ()  # for JUnit XML: score, expected, baseline
 
 
 @dataclass(frozen=True)
@@ -162,7 +163,13 @@ def criterion_verdict(
         lines.append(f"  FAILED     {reason}")
     for note in notes:
         lines.append(f"  note       {note}")
-    return Verdict(not reasons, tuple(reasons), tuple(notes), "\n".join(lines))
+    properties = (
+        ("score", "none" if score is None else str(score)),
+        ("expected", f"{case.expected_score(criterion):g}"),
+        ("baseline", "none" if baseline_score is None else str(baseline_score)),
+        ("flags", ",".join(evidence.flags)),
+    )
+    return Verdict(not reasons, tuple(reasons), tuple(notes), "\n".join(lines), properties)
 
 
 def decision_verdict(
@@ -204,4 +211,9 @@ def decision_verdict(
         lines.append(f"  FAILED     {reason}")
     for note in notes:
         lines.append(f"  note       {note}")
-    return Verdict(not reasons, tuple(reasons), tuple(notes), "\n".join(lines))
+    properties = (
+        ("overall", "none" if overall is None else f"{overall:.1f}"),
+        ("baseline", "none" if baseline_overall is None else f"{baseline_overall:.1f}"),
+        ("decision", "none" if overall is None else rubric.decision(overall)),
+    )
+    return Verdict(not reasons, tuple(reasons), tuple(notes), "\n".join(lines), properties)

@@ -615,3 +615,32 @@ def test_diff_prints_movement_and_agreement_between_two_runs(
     experience = next(line for line in out if line.strip().startswith("experience"))
     assert experience.split()[1:4] == ["7", "6", "85.7"] and experience.split()[-1] == "-14.3"
     assert "Crossings (decision flips): 0" in out
+
+
+def test_junit_xml_has_item_properties_and_the_gate_table(project: pytest.Pytester) -> None:
+    import xml.etree.ElementTree as ET
+
+    scores = expected_scores()
+    scores["al-003"]["experience"] = 3
+    set_scores(project, scores)
+    project.runpytest("--screeneval", "--junitxml", "junit.xml", "-k", "al-003 or counterfactual")
+    root = ET.parse(project.path / "junit.xml").getroot()
+    suite = root if root.tag == "testsuite" else root.find("testsuite")
+    assert suite is not None
+    suite_props = {p.get("name"): p.get("value") for p in suite.find("properties") or []}
+    assert suite_props["screeneval.run_id"] == "1"
+    assert suite_props["screeneval.gate.protected-attribute-flags"].startswith("PASS value=0.0")
+    assert suite_props["screeneval.gate.moved-share"].startswith("N/A")
+    cases = {(c.get("classname"), c.get("name")): c for c in suite.iter("testcase")}
+    experience_case = cases["cases.alpha.al-003.yaml.al-003", "experience"]
+    experience = {p.get("name"): p.get("value") for p in experience_case.iter("property")}
+    assert experience == {
+        "screeneval.score": "3",
+        "screeneval.expected": "5",
+        "screeneval.baseline": "none",
+        "screeneval.flags": "",
+    }
+    assert experience_case.find("failure") is not None
+    gap_case = cases["cases.alpha.al-001.yaml.al-001", "counterfactual[gap]"]
+    gap = {p.get("name"): p.get("value") for p in gap_case.iter("property")}
+    assert gap == {"screeneval.gap": "0.0"}
