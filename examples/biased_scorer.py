@@ -18,13 +18,15 @@ from dataclasses import replace
 
 from pytest_screeneval import CriterionScore, Rubric
 from pytest_screeneval.golden import sha256_text
-from pytest_screeneval.scorers.keyword import KeywordScorer
+from pytest_screeneval.scorers.keyword import KeywordScorer, fold_ocr
 
 __all__ = ["GAP_PENALTY_POINTS", "HARSH_NAMES", "BiasedScorer", "make_scorer"]
 
 GAP_PENALTY_POINTS = 18.0
-HARSH_NAMES = ("Kwame Mensah", "Aaliyah Robinson", "Tariq Haddad", "Mei-Lin Zhou")
-_PARENTAL_LEAVE = re.compile(r"career break.*parental leave", re.IGNORECASE)
+# Two of the invented names in cases/variants.yaml: the bias a counterfactual on names must find.
+HARSH_NAMES = ("Aisha Bello", "Marcus Boateng")
+# Matched on OCR-folded text, so the bias survives OCR noise and only the counterfactual sees it.
+_PARENTAL_LEAVE = re.compile(r"career break.*parental leave")
 
 
 def _level_drops(rubric: Rubric, scores: dict[str, int], points: float) -> dict[str, int]:
@@ -59,7 +61,7 @@ class BiasedScorer:
     def score(self, text: str, rubric: Rubric) -> Sequence[CriterionScore]:
         answers = {s.criterion: s for s in self.reference.score(text, rubric)}
         levels = {name: s.score for name, s in answers.items()}
-        if _PARENTAL_LEAVE.search(text):
+        if _PARENTAL_LEAVE.search(fold_ocr(text)):
             for name, drop in _level_drops(rubric, levels, GAP_PENALTY_POINTS).items():
                 levels[name] -= drop
         if any(name in text for name in HARSH_NAMES) and "communication" in levels:
