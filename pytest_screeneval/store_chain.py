@@ -37,6 +37,7 @@ from .chain import (
 )
 
 __all__ = [
+    "CHAIN_LOCK_KEY",
     "STORE_TABLES",
     "ChainTables",
     "append_entry",
