@@ -162,6 +162,7 @@ class ScreenevalSession:
         self.worker_needs: dict[str, list[ItemNeed]] = {}
         self.start_error: str | None = None
         self.served_models: set[str] = set()
+        self.flag_cache: dict[tuple[str, str, str, tuple[str, ...]], tuple[str, ...]] = {}
 
     # ---------------------------------------------------------------- set-up
 
@@ -606,11 +607,16 @@ class ScreenevalSession:
         error = result.error_for(criterion)
         flags: tuple[str, ...] = ()
         if score is not None:
-            flags = tuple(
-                rationale_flags(
-                    case.input_text, criterion, score.score, score.rationale, tuple(score.evidence)
+            # the item and the summary both ask; the checks run once per rationale
+            key = (case.id, criterion, score.rationale, tuple(score.evidence))
+            flags = self.flag_cache.get(key)  # type: ignore[assignment]
+            if flags is None:
+                flags = tuple(
+                    rationale_flags(
+                        case.input_text, criterion, score.score, score.rationale, key[3]
+                    )
                 )
-            )
+                self.flag_cache[key] = flags
         return CriterionEvidence(
             score.score if score else None,
             score.rationale if score else "",
