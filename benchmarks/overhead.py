@@ -115,7 +115,7 @@ def measure(root: Path, *args: str) -> dict[str, float]:
         check=False,
     )
     total = time.perf_counter() - started
-    line = next((l for l in out.stdout.splitlines() if l.startswith("MEASURE ")), None)
+    line = next((x for x in out.stdout.splitlines() if x.startswith("MEASURE ")), None)
     if line is None or json.loads(line[8:])["code"] != 0:
         sys.exit(f"pytest {' '.join(args)} failed:\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}")
     result = json.loads(line[8:])

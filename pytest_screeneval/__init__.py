@@ -1,4 +1,4 @@
-"""pytest-screeneval: regression tests, fairness checks and an audit trail for AI resume screeners."""
+"""pytest-screeneval: regression tests, fairness checks and an audit trail for AI screeners."""
 
 from __future__ import annotations
 

@@ -346,7 +346,8 @@ class _Fields:
         for key in self.data:
             if key not in known:
                 raise self.fail(
-                    f"unknown field {key!r} in {self.what} (known fields: {', '.join(sorted(known))})",
+                    f"unknown field {key!r} in {self.what} "
+                    f"(known fields: {', '.join(sorted(known))})",
                     key,
                 )
         for key in required:

@@ -430,8 +430,9 @@ class _Progress:
         if self.reporter is not None and screeneval.scorer is not None:
             identity = screeneval.scorer.identity
             self.reporter.write_line(
-                f"screeneval: run {screeneval.run_id}, scorer {identity.name} ({identity.model_id}), "
-                f"{screeneval.scored_inputs} inputs scored in {time.monotonic() - self.started:.1f} s"
+                f"screeneval: run {screeneval.run_id}, scorer {identity.name} "
+                f"({identity.model_id}), {screeneval.scored_inputs} inputs scored in "
+                f"{time.monotonic() - self.started:.1f} s"
             )
 
 

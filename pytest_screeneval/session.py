@@ -215,9 +215,10 @@ class ScreenevalSession:
         """Load one case file, refusing a duplicate id or a changed frozen text."""
         shown = self._shown(path)
         case = load_case_file(path, self.rubric, shown, self.variants)
-        if case.id in self.case_paths and self.case_paths[case.id] != shown:
+        first = self.case_paths.get(case.id)
+        if first is not None and first != shown:
             raise GoldenSetError(
-                f"{shown}: duplicate case id {case.id!r}, already used in {self.case_paths[case.id]}."
+                f"{shown}: duplicate case id {case.id!r}, already used in {first}."
             )
         frozen = self.frozen.get(case.id)
         if frozen is not None and frozen[0] != case.input_sha256:
@@ -932,12 +933,12 @@ class ScreenevalSession:
         case = self.cases[case_id]
         base = self.results.get((case_id, ORIGINAL, 0))
         base_overall = self.overall_of(base) if base else None
-        header = f"{case_id} · perturbation[{kind}] (max shift {self.settings.max_perturbation_shift:g} points)"
+        limit = self.settings.max_perturbation_shift
+        header = f"{case_id} · perturbation[{kind}] (max shift {limit:g} points)"
         if base_overall is None:
             reason = "the original text has no usable overall score"
             return Verdict(False, (reason,), (), f"{header}\n  FAILED     {reason}")
         worst = [0.0]
-        limit = self.settings.max_perturbation_shift
 
         @hypothesis_settings(
             max_examples=max(1, self.settings.perturbation_examples),
@@ -953,8 +954,9 @@ class ScreenevalSession:
             result = self.score_text(case, f"perturb:{kind}:{sha256_text(text)[:12]}", text)
             overall = self.overall_of(result)
             if overall is None:
+                failure = result.error_for("*") or "; ".join(sorted(set(result.errors.values())))
                 raise _PerturbationFailure(
-                    f"the scorer failed on the perturbed text: {result.error_for('*') or result.errors}",
+                    f"the scorer failed on the perturbed text: {failure}",
                     describe(perturbation, case.input_text),
                 )
             shift = abs(overall - base_overall)

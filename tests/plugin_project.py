@@ -154,8 +154,9 @@ class TableScorer:
         if behaviour == "interrupt":
             raise KeyboardInterrupt
         if behaviour == "off-scale":
-            return [CriterionScore(c, 9 if c == "skills" else 3, f"The {c} criterion scores well "
-                                   "because the resume says \\"Presented churn findings to the board\\".")
+            quote = "\\"Presented churn findings to the board\\""
+            return [CriterionScore(c, 9 if c == "skills" else 3,
+                                   f"The {c} criterion scores well because the resume says {quote}.")
                     for c in rubric.criterion_names]
         if behaviour == "unknown-criterion":
             return [CriterionScore("charisma", 3, "The charisma criterion scores 3 here.")]

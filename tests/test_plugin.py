@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 from plugin_project import expected_scores, make_case, scorer_calls, set_scores, write_project
+
 from pytest_screeneval.cli import main as screeneval
 from pytest_screeneval.store import Store
 

@@ -3,8 +3,8 @@
 For each criterion it scores the highest level of the rubric whose keywords appear in the text
 (the scale's minimum when none do), and writes a one-sentence rationale that names the criterion
 and quotes what it matched. Matching is on whole words, case-insensitive, and folds the usual OCR
-confusions (``1``/``l``, ``0``/``o``, ``rn``/``m``, ``|``/``l``, ``I``/``l``, ``5``/``S``) on both sides, so text extracted
-from a scanned or two-column PDF is read the way a person would read it.
+confusions (``1``/``l``, ``0``/``o``, ``rn``/``m``, ``|``/``l``, ``I``/``l``, ``5``/``S``) on
+both sides, so text extracted from a scanned or two-column PDF is read the way a person would.
 
 It is a reference, not a model of judgement: it cannot tell an expired certification from a
 current one, and the bundled golden set marks those items xfail with that reason.
