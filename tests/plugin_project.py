@@ -156,7 +156,7 @@ class TableScorer:
         if behaviour == "off-scale":
             quote = "\\"Presented churn findings to the board\\""
             return [CriterionScore(c, 9 if c == "skills" else 3,
-                                   f"The {c} criterion scores well because the resume says {quote}.")
+                                   f"The {c} criterion scores well as the resume says {quote}.")
                     for c in rubric.criterion_names]
         if behaviour == "unknown-criterion":
             return [CriterionScore("charisma", 3, "The charisma criterion scores 3 here.")]
