@@ -18,6 +18,7 @@ from how the resume reads), and anywhere else the build fails rather than write 
 from __future__ import annotations
 
 import argparse
+import itertools
 import random
 import re
 import statistics
@@ -2616,11 +2617,35 @@ def check_pools() -> None:
                 raise SystemExit(f"neutral line {template!r} contains a rubric keyword")
 
 
+def _interleaved(people: Sequence[Person], rng: random.Random) -> list[Person]:
+    """People dealt round-robin by race (each group shuffled), then alternating sex.
+
+    The specs come grouped by slice, so dealing this way gives every slice a mix of groups: the
+    demographic labels are invented, and clustering a group in one slice (all of it in obvious-no,
+    say) would put a spurious adverse-impact finding in every audit report of the example.
+    """
+    by_race: dict[str, list[Person]] = {}
+    for person in people:
+        by_race.setdefault(person.race, []).append(person)
+    for group in by_race.values():
+        rng.shuffle(group)
+        group.sort(key=lambda p: {"female": 0, "male": 1}.get(p.sex, 2))
+        females = [p for p in group if p.sex == "female"]
+        others = [p for p in group if p.sex != "female"]
+        group[:] = [p for pair in itertools.zip_longest(females, others) for p in pair if p]
+    order = sorted(by_race, key=lambda race: (-len(by_race[race]), race))
+    dealt: list[Person] = []
+    while any(by_race.values()):
+        for race in order:
+            if by_race[race]:
+                dealt.append(by_race[race].pop(0))
+    return dealt
+
+
 def build_golden_set() -> GoldenSet:
     check_pools()
     check_variants()
-    people = list(PEOPLE)
-    random.Random(2026).shuffle(people)
+    people = _interleaved(PEOPLE, random.Random(2026))
     if len(people) < len(SPECS):
         raise SystemExit("more cases than invented people")
     cases = tuple(
