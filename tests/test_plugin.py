@@ -502,7 +502,8 @@ def test_accept_is_refused_while_a_gate_fails_unless_forced(
 
 def test_interrupt_mid_run_keeps_scored_rows_and_marks_the_run(project: pytest.Pytester) -> None:
     set_scores(project, expected_scores(), behaviour={"be-002": "interrupt"})
-    result = project.runpytest(
+    # in a subprocess: an in-process run would hand the Ctrl-C on to this test session
+    result = project.runpytest_subprocess(
         "--screeneval", "--screeneval-concurrency", "1", "-k", "not counterfactual"
     )
     assert result.ret == pytest.ExitCode.INTERRUPTED
@@ -511,9 +512,14 @@ def test_interrupt_mid_run_keeps_scored_rows_and_marks_the_run(project: pytest.P
         rows = store.scores(1)
     assert record.status == "interrupted"
     assert {r.case_id for r in rows} == {"al-001", "al-002", "al-003", "al-004", "al-005", "be-001"}
+    # an interrupted run can never be the baseline; the next complete one can
+    set_scores(project, expected_scores())
+    assert screeneval([*db_args(project), "accept", "1", "--by", "Ada Quill", "--note", "try"]) == 1
     result = project.runpytest("--screeneval", *ACCEPT, "-k", "not counterfactual")
+    assert result.ret == 0
     with store_of(project) as store:
-        assert store.baseline() is not None and store.baseline().run_id == 2
+        baseline = store.baseline()
+        assert baseline is not None and baseline.run_id == 2
 
 
 def test_changed_frozen_case_is_a_collection_error(project: pytest.Pytester) -> None:
