@@ -73,6 +73,7 @@ RUN_FIELDS = (
     "config",
     "host",
     "pid",
+    "verdict",
 )
 # Every column of a score row but its surrogate id and its run (the rows are read per run).
 SCORE_FIELDS = (

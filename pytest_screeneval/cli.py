@@ -302,6 +302,7 @@ def accept_run(
     note: str,
     force: bool = False,
     check: AcceptCheck | None = None,
+    how_to_force: str = "force it with --force and a --note saying why",
 ) -> tuple[Acceptance, tuple[str, ...]]:
     """Accept a run as the baseline after ``check`` found nothing blocking it, or forced.
 
@@ -312,16 +313,22 @@ def accept_run(
     if blockers and not force:
         raise ScreenevalError(
             f"Run {run_id} was not accepted: {'; '.join(blockers)}; review or fix them, "
-            "or force it with --force and a --note saying why."
+            f"or {how_to_force}."
         )
     if blockers and not note.strip():
-        raise ScreenevalError(f"Forcing the acceptance of run {run_id} needs a --note saying why.")
+        raise ScreenevalError(f"Forcing the acceptance of run {run_id} needs a note saying why.")
     acceptance = store.accept(run_id, by=by, note=note, forced=bool(blockers))
     return acceptance, blockers
 
 
-# The caller-side gate check (failed gates, unreviewed crossings); None accepts any complete run.
-ACCEPT_CHECK: AcceptCheck | None = None
+def _recorded_blockers(store: Store, run: RunRecord) -> Sequence[str]:
+    from .acceptance import acceptance_blockers
+
+    return acceptance_blockers(store, run)
+
+
+# The gate check: the run's recorded failed gates and its crossings nobody has reviewed.
+ACCEPT_CHECK: AcceptCheck | None = _recorded_blockers
 
 
 def _accept_arguments(parser: argparse.ArgumentParser) -> None:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from .acceptance import verdict_document
 from .distributed import (
     RUN_ID_KEY,
     WORKER_OUTPUT_KEY,
@@ -447,9 +448,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     if is_controller(session.config):
         screeneval.load_results_from_store()
-    interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
-    screeneval.finish("interrupted" if interrupted else "complete")
-    summary = screeneval.summarize(dict(Counter(need.kind for need in screeneval.needs)))
+    status = "interrupted" if exitstatus == pytest.ExitCode.INTERRUPTED else "complete"
+    screeneval.flush(force=True)
+    summary = screeneval.summarize(dict(Counter(need.kind for need in screeneval.needs)), status)
+    screeneval.finish(status, verdict_document(summary.gates, summary.crossings))
     config = session.config
     if config.getoption("screeneval_accept"):
         screeneval.accept_run(

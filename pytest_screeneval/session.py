@@ -691,14 +691,19 @@ class ScreenevalSession:
     def accept_run(self, *, by: str, note: str, force: bool) -> None:
         """Accept this run as the baseline unless a gate failed or a crossing is unreviewed."""
         assert self.store is not None and self.run_id is not None and self.summary is not None
-        blockers = [g.name for g in self.summary.gates if g.failed]
+        from .acceptance import acceptance_blockers
+        from .cli import accept_run
+
         try:
-            if blockers and not force:
-                raise ScreenevalError(
-                    f"Run {self.run_id} was not accepted: failed gate(s) {', '.join(blockers)}; "
-                    "fix them, or force with --screeneval-force-accept and a note."
-                )
-            acceptance = self.store.accept(self.run_id, by=by, note=note, forced=bool(blockers))
+            acceptance, _forced = accept_run(
+                self.store,
+                self.run_id,
+                by=by,
+                note=note,
+                force=force,
+                check=acceptance_blockers,
+                how_to_force="force it with --screeneval-force-accept and --screeneval-accept-note",
+            )
         except ScreenevalError as exc:
             self.acceptance_error = str(exc)
             return
@@ -710,8 +715,9 @@ class ScreenevalSession:
             "previous_baseline_run_id": acceptance.previous_baseline_run_id,
         }
 
-    def finish(self, status: str) -> None:
-        """Write what is queued and close the run as complete or interrupted."""
+    def finish(self, status: str, verdict: Mapping[str, object] | None = None) -> None:
+        """Write what is queued and close the run as complete or interrupted, recording the
+        verdict (gates and crossings) with it."""
         if self.finished or self.store is None or self.run_id is None:
             return
         self.finished = True
@@ -719,7 +725,9 @@ class ScreenevalSession:
             self.flush(force=True)
         finally:
             served = ", ".join(sorted(self._served_models()))
-            self.store.finish_run(self.run_id, status=status, served_model=served or None)
+            self.store.finish_run(
+                self.run_id, status=status, served_model=served or None, verdict=verdict
+            )
 
     def _served_models(self) -> set[str]:
         return self.served_models | {
@@ -730,7 +738,7 @@ class ScreenevalSession:
         if self.store is not None:
             self.store.close()
 
-    def summarize(self, selected_items: Mapping[str, int]) -> RunSummary:
+    def summarize(self, selected_items: Mapping[str, int], status: str) -> RunSummary:
         """Compute every table and gate of the run (DESIGN §7–8)."""
         assert self.run_id is not None and self.store is not None and self.scorer is not None
         s = self.settings
@@ -837,10 +845,9 @@ class ScreenevalSession:
             "completion_tokens": sum(r.completion_tokens for r in results if not r.cached),
         }
         errors = sum(1 for r in results for c in self.rubric.criterion_names if r.error_for(c))
-        run = self.store.get_run(self.run_id)
         self.summary = RunSummary(
             run_id=self.run_id,
-            status=run.status,
+            status=status,
             identity=self.scorer.identity.as_dict(),
             served_models=tuple(sorted(self._served_models())),
             baseline=self.baseline,

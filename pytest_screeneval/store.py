@@ -569,9 +569,17 @@ class Store:
             conn.execute(t.scores.insert(), [score_values(row) for row in rows])
 
     @_guarded
-    def finish_run(self, run_id: int, *, status: str, served_model: str | None = None) -> None:
-        """Close a running run as 'complete' or 'interrupted' and chain it: its record and all
-        its score rows are hashed with the previous chain entry's hash."""
+    def finish_run(
+        self,
+        run_id: int,
+        *,
+        status: str,
+        served_model: str | None = None,
+        verdict: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Close a running run as 'complete' or 'interrupted' and chain it: its record (with the
+        ``verdict``, the gates and crossings decided at the end) and all its score rows are
+        hashed with the previous chain entry's hash."""
         if status not in FINISHED_STATUSES:
             raise StoreError(
                 f"A run finishes as 'complete' or 'interrupted', not {status!r} (run {run_id})."
@@ -585,7 +593,12 @@ class Store:
             conn.execute(
                 t.runs.update()
                 .where((t.runs.c.run_id == run_id) & (t.runs.c.status == "running"))
-                .values(status=status, finished_at=utc_now(), served_model=served_model)
+                .values(
+                    status=status,
+                    finished_at=utc_now(),
+                    served_model=served_model,
+                    verdict=None if verdict is None else to_json(dict(verdict)),
+                )
             )
             self._chain_run(conn, run_id)
 

@@ -128,6 +128,8 @@ runs = sa.Table(
     sa.Column("config", sa.Text, nullable=False),  # JSON object
     sa.Column("host", sa.Text, nullable=False),
     sa.Column("pid", sa.Integer, nullable=False),
+    # JSON: the gates and crossings decided when the run finished (revision 0002)
+    sa.Column("verdict", sa.Text, nullable=True),
     sa.CheckConstraint(
         "status IN ('running', 'complete', 'interrupted')", name="ck_eval_runs_status"
     ),

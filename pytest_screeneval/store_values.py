@@ -63,6 +63,7 @@ class RunRecord:
     accepted: Acceptance | None
     host: str = ""
     pid: int = 0
+    verdict: Mapping[str, Any] | None = None  # gates and crossings recorded at the finish
 
     @property
     def identity(self) -> ScorerIdentity:
@@ -208,6 +209,7 @@ def run_record(row: Mapping[str, Any]) -> RunRecord:
         accepted=accepted,
         host=row[runs.host],
         pid=row[runs.pid],
+        verdict=None if row[runs.verdict] is None else json.loads(row[runs.verdict]),
     )
 
 

@@ -39,6 +39,7 @@ def scored_run(
     *,
     baseline: int | None = None,
     status: str = "complete",
+    verdict: dict[str, object] | None = None,
 ) -> int:
     run_id = store.start_run(
         identity=make_identity(rubric_sha=RUBRIC.sha),
@@ -56,7 +57,7 @@ def scored_run(
                 row = dataclasses.replace(row, score=None, error="the answer had no score")
             rows.append(row)
     store.write_scores(rows)
-    store.finish_run(run_id, status=status)
+    store.finish_run(run_id, status=status, verdict=verdict or {"gates": [], "crossings": []})
     return run_id
 
 
@@ -231,6 +232,85 @@ def test_accept(store_url: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 2
 
 
+def test_accept_refuses_a_recorded_failed_gate_or_unreviewed_crossing(
+    store_url: str, cases_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    main(["--db", store_url, "cases", "import", str(cases_dir)])
+    failed_gate = {
+        "name": "counterfactual-gap[name]",
+        "status": "FAIL",
+        "value": 4.0,
+        "limit": "<= 3",
+        "n": 3,
+        "detail": "",
+    }
+    crossing = {"case_id": "cc-001", "before": "advance", "after": "hold"}
+    with Store.open(store_url) as store:
+        first = scored_run(store, {"cc-001": all_three(4)})
+        store.accept(first, by="Lena Frost", note="first")
+        gated = scored_run(
+            store,
+            {"cc-001": all_three(4)},
+            baseline=first,
+            verdict={"gates": [failed_gate], "crossings": []},
+        )
+        crossed = scored_run(
+            store,
+            {"cc-001": all_three(2)},
+            baseline=first,
+            verdict={"gates": [], "crossings": [crossing]},
+        )
+    code, _, err = run_cli(
+        capsys, "--db", store_url, "accept", str(gated), "--by", "Ola Berg", "--note", "x"
+    )
+    assert code == 1 and "failed gate counterfactual-gap[name]" in err
+    code, _, err = run_cli(
+        capsys, "--db", store_url, "accept", str(crossed), "--by", "Ola Berg", "--note", "x"
+    )
+    assert code == 1 and "unreviewed crossing cc-001 (advance → hold)" in err
+    code, _, _ = run_cli(
+        capsys,
+        "--db",
+        store_url,
+        "review",
+        str(crossed),
+        "cc-001",
+        "--by",
+        "Ola Berg",
+        "--note",
+        "read it: weaker on every criterion",
+    )
+    assert code == 0
+    code, out, _ = run_cli(
+        capsys,
+        "--db",
+        store_url,
+        "accept",
+        str(crossed),
+        "--by",
+        "Ola Berg",
+        "--note",
+        "crossing reviewed",
+    )
+    assert code == 0
+    code, _, _ = run_cli(
+        capsys,
+        "--db",
+        store_url,
+        "accept",
+        str(gated),
+        "--by",
+        "Ola Berg",
+        "--note",
+        "name gap known, ticket 12",
+        "--force",
+    )
+    assert code == 0
+    with Store.open(store_url) as store:
+        assert store.get_run(gated).accepted.forced  # type: ignore[union-attr]
+        assert not store.get_run(crossed).accepted.forced  # type: ignore[union-attr]
+
+
 def test_accept_run_respects_the_pre_check(store_url: str) -> None:
     def blockers(store: Store, run: object) -> list[str]:
         return ["gate counterfactual-gap[name] failed (4.1 > 3)", "1 unreviewed crossing"]
@@ -239,7 +319,7 @@ def test_accept_run_respects_the_pre_check(store_url: str) -> None:
         run_id = scored_run(store, {"cc-001": all_three(3)})
         with pytest.raises(ScreenevalError, match="was not accepted: gate counterfactual"):
             accept_run(store, run_id, by="Lena Frost", note="", check=blockers)
-        with pytest.raises(ScreenevalError, match="needs a --note"):
+        with pytest.raises(ScreenevalError, match="needs a note"):
             accept_run(store, run_id, by="Lena Frost", note=" ", force=True, check=blockers)
         assert store.get_run(run_id).accepted is None
         acceptance, overridden = accept_run(

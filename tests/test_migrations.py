@@ -45,10 +45,6 @@ def describe_schema(url: str) -> dict[str, Any]:
                     for ck in inspector.get_check_constraints(name)
                 ),
             }
-        if store.dialect == "sqlite":
-            schema["__ddl__"] = conn.exec_driver_sql(
-                "SELECT type, name, sql FROM sqlite_master ORDER BY name"
-            ).all()
         return schema
 
 

@@ -481,7 +481,10 @@ def test_accept_is_refused_while_a_gate_fails_unless_forced(
     set_scores(project, expected_scores(), gap_penalty=1)
     result = run(project, dist, *ACCEPT)
     result.stdout.fnmatch_lines(
-        ["not accepted: Run 1 was not accepted: failed gate(s) counterfactual-gap?gap?*"]
+        [
+            "not accepted: Run 1 was not accepted: failed gate counterfactual-gap?gap?; review or fix "
+            "them, or force it with --screeneval-force-accept and --screeneval-accept-note."
+        ]
     )
     with store_of(project) as store:
         assert store.baseline() is None

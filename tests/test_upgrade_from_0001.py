@@ -240,20 +240,26 @@ def fill_0001(engine: sa.Engine) -> None:
         )
 
 
-def snapshot(engine: sa.Engine) -> dict[str, list[tuple[Any, ...]]]:
-    """Every row of every 0001 table, ordered by primary key."""
+def snapshot(
+    engine: sa.Engine, columns: dict[str, list[str]] | None = None
+) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of every 0001 table, ordered by primary key; with ``columns``, only those
+    columns (a later revision may add a column: the rows of 0001 must keep their values)."""
     with engine.connect() as conn:
         meta = sa.MetaData()
         meta.reflect(conn, only=TABLES_0001)
-        return {
-            name: [
-                tuple(row)
-                for row in conn.execute(
-                    sa.select(meta.tables[name]).order_by(*meta.tables[name].primary_key)
-                )
-            ]
-            for name in TABLES_0001
-        }
+        result = {}
+        for name in TABLES_0001:
+            table = meta.tables[name]
+            chosen = [table.c[c] for c in columns[name]] if columns else list(table.c)
+            query = sa.select(*chosen).order_by(*table.primary_key)
+            result[name] = [tuple(row) for row in conn.execute(query)]
+        return result
+
+
+def columns_of(engine: sa.Engine) -> dict[str, list[str]]:
+    inspector = sa.inspect(engine)
+    return {name: [c["name"] for c in inspector.get_columns(name)] for name in TABLES_0001}
 
 
 def test_upgrade_from_the_first_release_keeps_every_row_and_backfills_the_chain(
@@ -267,6 +273,7 @@ def test_upgrade_from_the_first_release_keeps_every_row_and_backfills_the_chain(
     engine = engine_of(url)
     fill_0001(engine)
     before = snapshot(engine)
+    columns_0001 = columns_of(engine)
     assert {name: len(rows) for name, rows in before.items()} == {
         "eval_rubrics": 1,
         "eval_variants": 1,
@@ -295,7 +302,9 @@ def test_upgrade_from_the_first_release_keeps_every_row_and_backfills_the_chain(
         f"upgraded the store at {masked} from schema revision {FIRST_RELEASE} to "
         f"{SCHEMA_REVISION}\n"
     )
-    assert snapshot(engine) == before  # nothing lost, nothing changed
+    assert snapshot(engine, columns_0001) == before  # nothing lost, nothing changed
+    added = {n: sorted(set(c) - set(columns_0001[n])) for n, c in columns_of(engine).items()}
+    assert {n: c for n, c in added.items() if c} == {"eval_runs": ["verdict"]}
 
     with Store.open(url, create=False) as store:
         with store.engine.connect() as conn:

@@ -32,6 +32,8 @@ def _snapshot(name: str, columns: Sequence[str]) -> sa.TableClause:
 
 
 def upgrade() -> None:
+    # the gates and crossings decided when a run finishes; runs of 0001 have none
+    op.add_column("eval_runs", sa.Column("verdict", sa.Text(), nullable=True))
     chain = op.create_table(
         "eval_chain",
         sa.Column("seq", sa.Integer(), autoincrement=False, nullable=False),
@@ -64,3 +66,5 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.drop_table("eval_chain")
+    with op.batch_alter_table("eval_runs") as batch:
+        batch.drop_column("verdict")
