@@ -281,7 +281,7 @@ def test_accept_refuses_a_recorded_failed_gate_or_unreviewed_crossing(
         "read it: weaker on every criterion",
     )
     assert code == 0
-    code, out, _ = run_cli(
+    code, _, _ = run_cli(
         capsys,
         "--db",
         store_url,
