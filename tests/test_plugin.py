@@ -482,8 +482,9 @@ def test_accept_is_refused_while_a_gate_fails_unless_forced(
     result = run(project, dist, *ACCEPT)
     result.stdout.fnmatch_lines(
         [
-            "not accepted: Run 1 was not accepted: failed gate counterfactual-gap?gap?; review or fix "
-            "them, or force it with --screeneval-force-accept and --screeneval-accept-note."
+            "not accepted: Run 1 was not accepted: failed gate counterfactual-gap?gap?; "
+            "review or fix them, or force it with --screeneval-force-accept and "
+            "--screeneval-accept-note."
         ]
     )
     with store_of(project) as store:
