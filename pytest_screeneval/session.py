@@ -44,6 +44,7 @@ from .metrics import (
 )
 from .options import Settings
 from .rationale import rationale_flags
+from .reliability import RaterAgreement, rater_agreement
 from .scoring import JobResult, ScoringJob, load_scorer_factory, run_jobs
 from .scoring_types import Scorer
 from .store import RunRecord, ScoreRow, Store, default_url
@@ -98,6 +99,7 @@ class RunSummary:
     slice_min_n: int
     accepted: dict[str, object] | None = None
     warnings: list[str] = field(default_factory=list)
+    rater_agreement: dict[str, RaterAgreement] = field(default_factory=dict)
 
 
 def _vcs_commit(rootdir: Path) -> str | None:
@@ -796,6 +798,12 @@ class ScreenevalSession:
             if evidence.score is not None:
                 rationale_items += 1
                 protected += "protected-attribute" in evidence.flags
+        raters = {
+            criterion: rater_agreement(
+                {c.id: c.ratings[criterion] for c in cases if criterion in c.ratings}
+            )
+            for criterion in self.rubric.criterion_names
+        }
         counterfactual = self.counterfactual_summary()
         perturbation = self.perturbation_summary()
         gate_inputs = GateInputs(
@@ -866,6 +874,7 @@ class ScreenevalSession:
             duration_s=time.monotonic() - self.started,
             slice_min_n=s.slice_min_n,
             warnings=list(self.warnings),
+            rater_agreement=raters,
         )
         return self.summary
 

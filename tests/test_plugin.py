@@ -249,6 +249,7 @@ def test_contested_item_passes_within_raters_range_and_fails_outside(
     set_scores(pytester, scores)
     result = pytester.runpytest("--screeneval", "-k", "communication and contested", "-v")
     result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["Rater agreement on the golden set*", "  communication  *1  *"])
     set_scores(pytester, scores, confidence={"al-001": 0.95})
     result = pytester.runpytest("--screeneval", "-k", "communication and contested")
     result.assert_outcomes(failed=1)

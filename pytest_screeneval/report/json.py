@@ -54,6 +54,9 @@ def summary_document(
         "self_consistency": None
         if summary.consistency is None
         else asdict(summary.consistency) | {"pct": summary.consistency.pct},
+        "rater_agreement": {
+            name: asdict(agreement) for name, agreement in summary.rater_agreement.items()
+        },
         "gates": [g.as_dict() for g in summary.gates],
         "accepted": summary.accepted,
         "acceptance_error": session.acceptance_error if session is not None else None,

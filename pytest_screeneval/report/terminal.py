@@ -46,6 +46,10 @@ def _cell(value: object) -> str:
     return str(value)
 
 
+def _alpha(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
 def _signed(value: float | None) -> str:
     return "-" if value is None else f"{value:+.1f}"
 
@@ -150,6 +154,24 @@ def render(summary: RunSummary, session: ScreenevalSession | None = None) -> lis
                     for c in summary.crossings
                 ],
             )
+    if any(r.n_units for r in summary.rater_agreement.values()):
+        lines += [
+            "",
+            "Rater agreement on the golden set (Krippendorff's alpha; contested = 2+ apart)",
+        ]
+        lines += table(
+            ["criterion", "cases rated", "alpha ordinal", "alpha interval", "pairs equal %"],
+            [
+                [
+                    name,
+                    r.n_units,
+                    _alpha(r.alpha_ordinal),
+                    _alpha(r.alpha_interval),
+                    None if r.exact_pairwise_share is None else 100 * r.exact_pairwise_share,
+                ]
+                for name, r in sorted(summary.rater_agreement.items())
+            ],
+        )
     if summary.counterfactual:
         lines += ["", "Counterfactual gaps (overall points)"]
         lines += table(
