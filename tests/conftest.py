@@ -13,7 +13,12 @@ import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+# Loaded before any in-process pytester run: pytester restores sys.modules after each run, and a
+# library first imported inside one would be imported again later as a second copy whose exception
+# classes no longer match the first (httpx would then leak raw transport errors past openai).
+import openai  # noqa: F401
 import pytest
+import sqlalchemy  # noqa: F401
 
 PG_URL_ENV = "SCREENEVAL_TEST_PG_URL"
 BACKENDS = ("sqlite", pytest.param("postgres", marks=pytest.mark.postgres))
