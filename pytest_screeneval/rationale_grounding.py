@@ -28,6 +28,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
+from itertools import pairwise
 from typing import NamedTuple
 
 from .rationale_text import casefold_text, clause_spans, normalise, sentence_spans
@@ -304,6 +305,12 @@ _LONGEST_FROM: dict[str, int] = {}
 for _alias in (*_FOLDED, *(tuple(_key(w) for w in k) for k in _EXACT)):
     _LONGEST_FROM[_alias[0]] = max(_LONGEST_FROM.get(_alias[0], 0), len(_alias))
 _EXACT_FIRST = frozenset(k[0] for k in _EXACT)
+# Aliases of several words, as (text, word-bounded pattern, group), for whole-resume lookups.
+_PHRASES = tuple(
+    (" ".join(k), re.compile(rf"(?<!\w){re.escape(' '.join(k))}(?!\w)"), group)
+    for k, group in _FOLDED.items()
+    if len(k) > 1
+)
 _HYPHEN_OR_SLASH = re.compile(r"[-/]")
 
 # A token: letters/digits joined by . - / ' (so "Node.js", "CI/CD", "scikit-learn", "B.Sc",
@@ -327,22 +334,27 @@ def _tokens(text: str) -> list[_Token]:
 
 
 def _lexicon_matches(
-    texts: Sequence[str], keys: Sequence[str] | None = None
+    texts: Sequence[str], joined: Sequence[bool]
 ) -> list[tuple[str, int, int, int, int]]:
     """Each longest lexicon match in a token sequence: (group, first, last, lo, hi).
 
     Tokens ``first``..``last`` (inclusive) match; ``lo``/``hi`` are character offsets inside a
     single token when only a hyphen or slash part of it matches ("Kubernetes" in
-    "Kubernetes-based"), else ``0`` and ``-1``.
+    "Kubernetes-based"), else ``0`` and ``-1``. ``joined[i]`` says whether only spaces separate
+    token ``i`` from the next: a match of several words never spans punctuation ("SQL, Server").
     """
     hits: list[tuple[str, int, int, int, int]] = []
-    if keys is None:
-        keys = [_key(t) for t in texts]
+    keys = [_key(t) for t in texts]
     count = len(texts)
     i = 0
     while i < count:
         matched = 0
-        for n in range(min(_LONGEST_FROM.get(keys[i], 0), count - i), 0, -1):
+        reach = min(_LONGEST_FROM.get(keys[i], 0), count - i)
+        for step in range(1, reach):
+            if not joined[i + step - 1]:
+                reach = step
+                break
+        for n in range(reach, 0, -1):
             group = _FOLDED.get(tuple(keys[i : i + n]))
             if group is None and texts[i].rstrip(".") in _EXACT_FIRST:
                 group = _EXACT.get(tuple(t.rstrip(".") for t in texts[i : i + n]))
@@ -364,10 +376,14 @@ def _lexicon_matches(
     return hits
 
 
-def _lexicon_hits(tokens: Sequence[_Token]) -> list[tuple[str, int, int]]:
-    """(group, start, end) character spans of the lexicon matches among positioned tokens."""
+def _lexicon_hits(text: str, tokens: Sequence[_Token]) -> list[tuple[str, int, int]]:
+    """(group, start, end) character spans of the lexicon matches among a text's tokens."""
+    joined = [
+        text[a.end : b.start].isspace() and not a.text.lower().endswith("'s")
+        for a, b in pairwise(tokens)
+    ]
     hits = []
-    for group, first, last, lo, hi in _lexicon_matches([t.text for t in tokens]):
+    for group, first, last, lo, hi in _lexicon_matches([t.text for t in tokens], joined):
         if hi < 0:
             hits.append((group, tokens[first].start, tokens[last].end))
         else:
@@ -419,18 +435,26 @@ def input_facts(input_text: str, this_year: int | None = None) -> InputFacts:
     text = normalise(input_text)
     folded = casefold_text(text)
     tokens = _TOKEN.findall(text)
-    keys = [_key(token) for token in tokens]
-    words = set(keys)
-    # Every single-word alias counts, so that a longer match across a line break ("Ruby" / "on
-    # Rails") cannot hide a term the resume does name.
-    groups = {_FOLDED[(key,)] for key in words if (key,) in _FOLDED}
+    words = {_key(token) for token in tokens}
+    groups: set[str] = set()
     for token in tokens:
+        pieces = [token]
+        if "-" in token or "/" in token:
+            pieces += _HYPHEN_OR_SLASH.split(token)  # as the rationale's lexicon reads them
         if "-" in token or "/" in token or "." in token or "'" in token:
-            words.update(_key(p) for p in _PART_SPLIT.split(token) if p)
-        if token in _EXACT_FIRST:
-            group = _EXACT.get((token,))
-            if group:
-                groups.add(group)
+            pieces += _PART_SPLIT.split(token)
+        for piece in pieces:
+            if piece:
+                words.add(_key(piece))
+                group = _EXACT.get((piece.rstrip("."),))
+                if group:
+                    groups.add(group)
+    # Every one-word alias, then every longer alias the folded text contains: a superset of the
+    # longest-match reading, so a match across a line break ("Ruby" / "on Rails") hides nothing.
+    groups.update(_FOLDED[(word,)] for word in words if (word,) in _FOLDED)
+    for phrase, pattern, group in _PHRASES:
+        if phrase in folded and pattern.search(folded):
+            groups.add(group)
     numbers = {_number_key(m.group(0)) for m in _ANY_NUMBER.finditer(text)}
     percents = [float(v) for v in re.findall(r"(\d+(?:\.\d+)?)\s*%", text)]
     differences = {_number_key(f"{abs(a - b):.1f}") for a in percents for b in percents if a != b}
@@ -440,7 +464,6 @@ def input_facts(input_text: str, this_year: int | None = None) -> InputFacts:
     if _PRESENT.search(text) and years:
         now = this_year or date.today().year
         durations.update(d for y in years for d in (now - y, now - y - 1) if d > 0)
-    groups.update(match[0] for match in _lexicon_matches(tokens, keys))
     if _DOTNET.search(text):
         groups.add("dotnet")
     has_certification = bool(groups & (_CERTIFICATION_GROUPS | {"certification"})) or any(
@@ -738,7 +761,7 @@ def _unsupported_terms(context: _Context, criterion_words: frozenset[str]) -> li
     text, facts = context.text, context.facts
     tokens = _tokens(text)
     problems: list[str] = []
-    hits = _lexicon_hits(tokens)
+    hits = _lexicon_hits(text, tokens)
     covered = _Mask(len(text), ((start, end) for _, start, end in hits))
     for group, start, end in hits:
         if context.quoted.covers(start, end) or context.negated.covers(start, end):
