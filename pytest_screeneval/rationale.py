@@ -60,7 +60,8 @@ MAX_SENTENCES = 3
 
 @dataclass(frozen=True, order=True)
 class Finding:
-    """One flag and what raised it, e.g. ``protected-attribute``: ``age: 'at his age'``."""
+    """One flag and what raised it, e.g. ``protected-attribute`` with
+    ``national origin or nationality: 'native Spanish speaker'``."""
 
     flag: str
     detail: str
@@ -85,8 +86,12 @@ def rationale_findings(
     rationale: str,
     evidence: Sequence[str] = (),
 ) -> list[Finding]:
-    """Every flag with its reason, sorted by flag then detail."""
+    """Every flag with its reason, sorted by flag then detail.
+
+    ``evidence`` is the scorer's quotes from the resume (a single string is one quote).
+    """
     text = normalise(rationale or "")
+    quotes = (evidence,) if isinstance(evidence, str) else tuple(evidence or ())
     findings: list[Finding] = []
     words = count_words(text)
     if words < MIN_WORDS:
@@ -103,7 +108,7 @@ def rationale_findings(
     problems = ungrounded_claims(
         input_text,
         text,
-        tuple(evidence or ()),
+        quotes,
         score=score,
         criterion_words=_criterion_words(criterion),
         not_claims=tuple((match.start, match.end) for match in protected),

@@ -4,21 +4,30 @@ A claim is one of:
 
 - a quoted span ("...", '...' or curly quotes): must appear in the resume (case and whitespace
   folded; an ellipsis splits it into parts that must each appear);
-- a number (12, 3.2, 40%, $3.2M, "five years"): must appear in the resume, or be a duration in
-  years between two years the resume gives ("four years" for 2015-2019; "Present" counts as
-  this year, give or take one). The score itself ("scores 4", "4/5", "4 of 5") is not a claim;
+- a number in digits (12, 3.2, 40%, $3.2M, 3k): must appear in the resume; a number of years
+  may instead be the span between two years the resume gives ("4 years" for 2015-2019, with
+  "Present" read as this year, give or take one), and a number of points the difference between
+  two of its percentages ("up 9 points" for 82% -> 91%). Spelled-out numbers are claims only
+  as durations ("five years"): spelled-out counts ("two certifications") are usually counted
+  off the resume's own lists. The score itself ("scores 4", "4/5", "a clear 4") is not a claim;
 - a known technology, certification or degree (a curated lexicon with aliases, e.g. "k8s" for
-  Kubernetes, "EKS" implies Kubernetes and AWS, "master's" is any master's degree): the resume
-  must name it or something that implies it;
+  Kubernetes, "EKS" implies Kubernetes and AWS, "master's" is any master's degree, a generic
+  "certification" any certification): the resume must name it or something that implies it;
 - any other capitalised word in mid-sentence, acronym or CamelCase token (employers, titles,
-  products): the resume must contain the word, or, for an acronym, words with those initials
-  ("SDR" for "Sales Development Representative").
+  products, places): the resume must contain the word, or, for an acronym, words on one line
+  with those initials ("SDR" for "Sales Development Representative").
 
-Not claims: anything in a clause with a negation or hedge ("no AWS certification is listed",
-"does not mention Kubernetes", "without a degree", "would need Azure"); sentence-initial
-words; the criterion's own words; rubric words ("resume", "candidate", "score"); words inside
-a protected-attribute match (that flag already says what is wrong). ``evidence`` quotes must
-each be a substring of the resume.
+Not claims: what follows a negation or hedge in its clause ("no AWS certification", "does not
+mention Kubernetes", "without a degree", "would need Azure"), and what precedes an absence in
+its clause ("Kubernetes and Helm are not listed"); sentence-initial words; the criterion's own
+words; rubric and section words ("resume", "candidate", "score", "Skills"); names of practices
+a model likes to capitalise ("Infrastructure as Code", "Agile"); words inside a
+protected-attribute match (that flag already says what is wrong). ``evidence`` quotes must
+each be a substring of the resume, compared the way quoted spans are.
+
+Known blind spots, kept for precision: a product or place named as context rather than as a
+claim ("the team's Slack-heavy culture") is flagged; an invented spelled-out count ("mentored
+two interns") is not.
 """
 
 from __future__ import annotations

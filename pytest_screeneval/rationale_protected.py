@@ -489,7 +489,8 @@ _TERMS: tuple[_Term, ...] = (
         rf"\bnative\s+(?:language|tongue|country|land|speakers?|fluency|proficiency)\b"
         rf"|\bnative\s+(?:\w+\s+)?speakers?\b|\bnative\s+{_LANGUAGES}\b|\bnon[- ]native\b"
         rf"|\bnative[- ]level\b|\bnative\s+of\s+(?-i:[A-Z][\w-]*)"
-        rf"|\b(?:as|is)\s+(?:a\s+)?native\b(?:\s+of\s+(?-i:[A-Z][\w-]*))?"
+        rf"|\b(?:as|is)\s+(?:a\s+)?native\b(?:\s+of\s+(?-i:[A-Z][\w-]*)"
+        rf"|\s+{_LANGUAGES}(?:\s+speakers?)?|\s+speakers?)?"
         rf"(?!\s+(?:app|ios|android|mobile"
         rf"|cloud|code))|\bmother\s+tongue\b|\bhome\s+country\b|\bcountry\s+of\s+(?:origin|birth)\b",
     ),
