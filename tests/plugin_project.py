@@ -117,6 +117,7 @@ CONFTEST = '''
 import json
 import pathlib
 import re
+import time
 
 from pytest_screeneval import CriterionScore, ScorerError, ScorerIdentity
 from pytest_screeneval.scorers.keyword import fold_ocr
@@ -147,6 +148,9 @@ class TableScorer:
         if "Career break" in text and "gap_penalty" in table:
             entry = {c: max(1, s - table["gap_penalty"]) for c, s in entry.items()}
         behaviour = table.get("behaviour", {}).get(case_id)
+        # seconds each call sleeps, per case or "*" for all: a slow or a hanging scorer
+        pause = table.get("sleep", {})
+        time.sleep(pause.get(case_id, pause.get("*", 0)))
         if behaviour == "raise":
             raise RuntimeError("the scoring service crashed")
         if behaviour == "refuse":
