@@ -36,7 +36,14 @@ def test_stats_count_chat_requests_and_the_in_flight_peak_and_reset() -> None:
         urllib.request.urlopen(f"{server.base_url}/models", timeout=10).close()
 
         counted = stats(server.url)
-        assert counted == {"requests": 5, "chat_requests": 4, "in_flight": 0, "max_in_flight": 4}
+        # urllib opens a connection per request: four chats, the model list, this question
+        assert counted == {
+            "requests": 5,
+            "chat_requests": 4,
+            "in_flight": 0,
+            "max_in_flight": 4,
+            "connections": 6,
+        }
         assert counted == server.stats()
         assert len(server.requests) == 5  # asking for the counts is not a request
 
@@ -46,6 +53,7 @@ def test_stats_count_chat_requests_and_the_in_flight_peak_and_reset() -> None:
             "chat_requests": 0,
             "in_flight": 0,
             "max_in_flight": 0,
+            "connections": 1,
         }
 
 

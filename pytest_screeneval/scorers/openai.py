@@ -19,7 +19,9 @@ import asyncio
 import email.utils
 import os
 import random
+import threading
 from collections.abc import AsyncGenerator, Mapping
+from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -114,9 +116,10 @@ class OpenAIScorer:
         self.served_model: str | None = None
         self._api_key = api_key
         self._backoff_base_s = backoff_base_s
-        self._client: AsyncOpenAI | None = None
-        self._client_loop: asyncio.AbstractEventLoop | None = None
-        self._closer: AsyncGenerator[None, None] | None = None
+        # One client per running event loop; a lock, because two threads may each run a loop
+        # (a runner scoring in the background while another check scores on the main thread).
+        self._clients: dict[asyncio.AbstractEventLoop, _LoopClient] = {}
+        self._clients_lock = threading.Lock()
 
     def __repr__(self) -> str:  # the key stays out of every repr and log line
         return f"OpenAIScorer(model={self.settings.model!r}, endpoint={self.endpoint!r})"
@@ -125,32 +128,38 @@ class OpenAIScorer:
 
     async def _client_for_this_loop(self) -> AsyncOpenAI:
         loop = asyncio.get_running_loop()
-        if self._client is None or self._client_loop is not loop:
-            from openai import AsyncOpenAI
+        with self._clients_lock:
+            entry = self._clients.get(loop)
+            for ended in [other for other in self._clients if other.is_closed()]:
+                del self._clients[ended]  # its closer already closed the client
+        if entry is not None:
+            return entry.client
+        from openai import AsyncOpenAI
 
-            # A client's connections belong to the loop that opened them; a new loop (a second
-            # asyncio.run) gets a new client instead of a pool it cannot use.
-            client = AsyncOpenAI(
-                api_key=self._api_key,
-                base_url=self.settings.base_url,
-                max_retries=0,  # our retries are explicit and counted
-                timeout=self.settings.timeout_s,
-            )
-            self._client, self._client_loop = client, loop
-            # The loop finalises started async generators before it closes (asyncio.run does,
-            # via shutdown_asyncgens): this one closes the pool then, so no socket outlives its
-            # loop even when nobody calls aclose(). Starting it never suspends, so concurrent
-            # first calls cannot interleave here.
-            self._closer = _close_when_loop_ends(client)
-            await self._closer.__anext__()
-        return self._client
+        # A client's connections belong to the loop that opened them; a new loop (a second
+        # asyncio.run) gets a new client instead of a pool it cannot use.
+        client = AsyncOpenAI(
+            api_key=self._api_key,
+            base_url=self.settings.base_url,
+            max_retries=0,  # our retries are explicit and counted
+            timeout=self.settings.timeout_s,
+        )
+        # The loop finalises started async generators before it closes (asyncio.run does, via
+        # shutdown_asyncgens): this one closes the pool then, so no socket outlives its loop
+        # even when nobody calls aclose(). Nothing here suspends between the lookup above and
+        # the store below, so concurrent first calls on one loop cannot both make a client.
+        closer = _close_when_loop_ends(client)
+        await closer.__anext__()
+        with self._clients_lock:
+            self._clients[loop] = _LoopClient(client, closer)
+        return client
 
     async def aclose(self) -> None:
-        """Close the pooled connections now (from the loop that made the calls)."""
-        closer, self._closer = self._closer, None
-        self._client = self._client_loop = None
-        if closer is not None:
-            await closer.aclose()
+        """Close the pooled connections of the running loop now (the loop that made the calls)."""
+        with self._clients_lock:
+            entry = self._clients.pop(asyncio.get_running_loop(), None)
+        if entry is not None:
+            await entry.closer.aclose()
 
     # -- scoring ---------------------------------------------------------------------------
 
@@ -278,6 +287,12 @@ class OpenAIScorer:
             completion_tokens=completion_tokens,
             raw=content,
         )
+
+
+@dataclass(frozen=True)
+class _LoopClient:
+    client: AsyncOpenAI
+    closer: AsyncGenerator[None, None]
 
 
 async def _close_when_loop_ends(client: AsyncOpenAI) -> AsyncGenerator[None, None]:

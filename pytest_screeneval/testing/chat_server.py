@@ -390,6 +390,7 @@ class ChatServer:
         self._max_in_flight = 0
         self._ids = 0
         self._connections: set[socket.socket] = set()
+        self._connections_opened = 0
         self._closing = threading.Event()
         self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -469,7 +470,8 @@ class ChatServer:
             return self._in_flight
 
     def stats(self) -> dict[str, int]:
-        """Counts for a client in another process: requests, chat requests, in-flight peak."""
+        """Counts for a client in another process: requests, chat requests, in-flight peak, and
+        connections opened (a pooling client opens few and keeps them alive)."""
         with self._lock:
             chat = sum(r.path.rstrip("/") == "/v1/chat/completions" for r in self._requests)
             return {
@@ -477,6 +479,7 @@ class ChatServer:
                 "chat_requests": chat,
                 "in_flight": self._in_flight,
                 "max_in_flight": self._max_in_flight,
+                "connections": self._connections_opened,
             }
 
     def enqueue(self, *replies: Reply) -> None:
@@ -485,10 +488,12 @@ class ChatServer:
             self._queue.extend(replies)
 
     def reset_stats(self) -> None:
-        """Forget received requests and the in-flight peak (queued replies stay queued)."""
+        """Forget received requests, the in-flight peak and the count of connections opened
+        (queued replies stay queued)."""
         with self._lock:
             self._requests.clear()
             self._max_in_flight = self._in_flight
+            self._connections_opened = 0
 
     # -- called from handler threads ---------------------------------------------------------
 
@@ -524,6 +529,7 @@ class ChatServer:
         with self._lock:
             if opened:
                 self._connections.add(connection)
+                self._connections_opened += 1
             else:
                 self._connections.discard(connection)
 
