@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import closing, contextmanager, suppress
 from pathlib import Path
 
 import pytest
@@ -24,8 +24,15 @@ from plugin_project import expected_scores, set_scores, write_project
 from pytest_screeneval.cli import main as screeneval
 from pytest_screeneval.store import Store
 
-RowKey = tuple[str, str, int, str, "int | None", str | None]
+# a score row as (case, variant, repeat, criterion, score, error)
+RowKey = tuple[str, str, int, str, int | None, str | None]
 WAIT_S = 20.0  # an upper bound on every wait; the tests finish long before
+
+# 7 cases x 5 inputs (the original, two names, with and without a career gap; two of them are the
+# original text again, scored once) x 3 criteria; 21 distinct texts, so 21 scorer calls
+FULL_RUN_ROWS = 7 * 5 * 3
+SLOW_CALL_S = 0.4
+CALLS_LINE = re.compile(r"scorer calls: (\d+) scored, (\d+) reused, (\d+) identical texts shared")
 
 
 @pytest.fixture
@@ -45,7 +52,7 @@ def db_url(pytester: pytest.Pytester) -> str:
 def stored_rows(path: Path, run_id: int) -> set[RowKey]:
     """A run's score rows, read straight from the SQLite file (read-only; WAL lets us)."""
     try:
-        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
+        with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
             rows = conn.execute(
                 "SELECT case_id, variant_key, repeat_index, criterion, score, error "
                 "FROM eval_scores WHERE run_id = ?",
@@ -57,7 +64,7 @@ def stored_rows(path: Path, run_id: int) -> set[RowKey]:
 
 
 def run_status(path: Path, run_id: int) -> str | None:
-    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
+    with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
         row = conn.execute("SELECT status FROM eval_runs WHERE run_id = ?", (run_id,)).fetchone()
     return None if row is None else str(row[0])
 
@@ -134,13 +141,6 @@ def results_reported(output: str) -> int:
 def assert_no_traceback(output: str) -> None:
     assert "Traceback" not in output, output
     assert "INTERNALERROR" not in output, output
-
-
-# 7 cases x 5 inputs (the original, two names, with and without a career gap; two of them are the
-# original text again, scored once) x 3 criteria; 21 distinct texts, so 21 scorer calls
-FULL_RUN_ROWS = 7 * 5 * 3
-SLOW_CALL_S = 0.4
-CALLS_LINE = re.compile(r"scorer calls: (\d+) scored, (\d+) reused, (\d+) identical texts shared")
 
 
 def slow_scores(pytester: pytest.Pytester) -> None:
