@@ -314,9 +314,10 @@ _LONGEST_FROM: dict[str, int] = {}
 for _alias in (*_FOLDED, *(tuple(_key(w) for w in k) for k in _EXACT)):
     _LONGEST_FROM[_alias[0]] = max(_LONGEST_FROM.get(_alias[0], 0), len(_alias))
 _EXACT_FIRST = frozenset(k[0] for k in _EXACT)
-# Aliases of several words, as (text, word-bounded pattern, group), for whole-resume lookups.
+# Aliases of several words, as (first word, text, word-bounded pattern, group), for whole-resume
+# lookups.
 _PHRASES = tuple(
-    (" ".join(k), re.compile(rf"(?<!\w){re.escape(' '.join(k))}(?!\w)"), group)
+    (k[0], " ".join(k), re.compile(rf"(?<!\w){re.escape(' '.join(k))}(?!\w)"), group)
     for k, group in _FOLDED.items()
     if len(k) > 1
 )
@@ -325,7 +326,8 @@ _HYPHEN_OR_SLASH = re.compile(r"[-/]")
 # A token: letters/digits joined by . - / ' (so "Node.js", "CI/CD", "scikit-learn", "B.Sc",
 # "master's"), with a trailing "++", "#" or "+" (C++, C#, Security+).
 _TOKEN = re.compile(r"[A-Za-z0-9]+(?:[.\-/'][A-Za-z0-9]+)*(?:\+\+|#|\+)?")
-_PART_SPLIT = re.compile(r"[-/.']")
+_ALNUM_RUNS = re.compile(r"[A-Za-z0-9]+")
+_PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s*%")
 _PART_WITH_SEPARATOR = re.compile(r"([-/])")
 _LETTER_WORDS = re.compile(r"[A-Za-z]+")
 _DOTNET = re.compile(r"(?<![\w.])\.net\b", re.IGNORECASE)
@@ -407,7 +409,6 @@ def _lexicon_hits(text: str, tokens: Sequence[_Token]) -> list[tuple[str, int, i
 # Atomic groups: "3.2M/yr" must not backtrack into a claim of "3".
 _NUMBER = re.compile(r"(?<![\w.])(?>(\d+(?:[.,]\d+)*))(?>([kmb]n?|bn|x)?)(?![\w/])", re.I)
 _ANY_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-_YEAR = re.compile(r"(?<!\d)(19[5-9]\d|20[0-4]\d)(?!\d)")
 _PRESENT = re.compile(r"\b(?:present|current|now|today|ongoing|date)\b", re.IGNORECASE)
 _COMPOUND_UNIT = re.compile(r"[- ](one|two|three|four|five|six|seven|eight|nine)\b", re.I)
 _UNIT_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -443,37 +444,33 @@ def input_facts(input_text: str, this_year: int | None = None) -> InputFacts:
     """Everything grounding needs to know about one resume; cached (one resume, many criteria)."""
     text = normalise(input_text)
     folded = casefold_text(text)
+    # Whole tokens ("B.Sc", "scikit-learn"), their hyphen/slash parts (as the rationale's lexicon
+    # reads them) and their bare alphanumeric runs: every way a word can be looked up.
     tokens = _TOKEN.findall(text)
-    words = {_key(token) for token in tokens}
-    groups: set[str] = set()
+    pieces = set(tokens)
     for token in tokens:
-        pieces = [token]
-        if "-" in token or "/" in token:
-            pieces += _HYPHEN_OR_SLASH.split(token)  # as the rationale's lexicon reads them
-        if "-" in token or "/" in token or "." in token or "'" in token:
-            pieces += _PART_SPLIT.split(token)
-        for piece in pieces:
-            if piece:
-                words.add(_key(piece))
-                group = _EXACT.get((piece.rstrip("."),))
-                if group:
-                    groups.add(group)
+        if not token.isalnum():  # the few with punctuation inside: add their parts
+            pieces.update(_HYPHEN_OR_SLASH.split(token))
+            pieces.update(_ALNUM_RUNS.findall(token))
+    words = {_key(piece) for piece in pieces}
+    groups = {_EXACT[(piece,)] for piece in _EXACT_FIRST.intersection(pieces) if (piece,) in _EXACT}
     # Every one-word alias, then every longer alias the folded text contains: a superset of the
     # longest-match reading, so a match across a line break ("Ruby" / "on Rails") hides nothing.
     groups.update(_FOLDED[(word,)] for word in words if (word,) in _FOLDED)
-    for phrase, pattern, group in _PHRASES:
-        if phrase in folded and pattern.search(folded):
+    for first, phrase, pattern, group in _PHRASES:
+        if first in words and phrase in folded and pattern.search(folded):
             groups.add(group)
-    numbers = {_number_key(m.group(0)) for m in _ANY_NUMBER.finditer(text)}
-    percents = [float(v) for v in re.findall(r"(\d+(?:\.\d+)?)\s*%", text)]
+    number_texts = _ANY_NUMBER.findall(text)
+    numbers = {_number_key(raw) for raw in number_texts}
+    percents = [float(v) for v in _PERCENT.findall(text)]
     differences = {_number_key(f"{abs(a - b):.1f}") for a in percents for b in percents if a != b}
-    numbers.update(str(value) for value in _number_word_values(folded))
-    years = sorted({int(y) for y in _YEAR.findall(text)})
+    numbers.update(str(value) for value in _number_word_values(words, folded))
+    years = sorted({int(raw) for raw in number_texts if len(raw) == 4 and "1950" <= raw < "2050"})
     durations = {abs(a - b) for a in years for b in years if a != b}
-    if _PRESENT.search(text) and years:
+    if years and _PRESENT.search(text):
         now = this_year or date.today().year
         durations.update(d for y in years for d in (now - y, now - y - 1) if d > 0)
-    if _DOTNET.search(text):
+    if ".net" in folded and _DOTNET.search(text):
         groups.add("dotnet")
     has_certification = bool(groups & (_CERTIFICATION_GROUPS | {"certification"})) or any(
         w.startswith(("certif", "licen")) for w in words
@@ -519,26 +516,19 @@ def _spelled_out(facts: InputFacts, acronym: str) -> bool:
     return letters in content or letters in every
 
 
-def _number_word_values(folded: str) -> set[int]:
-    """The spelled-out numbers in a case-folded text (a fast path for whole resumes)."""
-    values: set[int] = set()
-    for word, value in _NUMBER_WORDS.items():
-        if word in folded:
-            values.update(v for v, _, _ in _number_words_near(folded, word, value))
-    return values
+_TENS = frozenset(word for word, value in _NUMBER_WORDS.items() if 20 <= value < 100)
+_NUMBER_WORD_PATTERNS = {word: re.compile(rf"\b{word}\b") for word in _TENS}
 
 
-def _number_words_near(folded: str, word: str, value: int) -> list[tuple[int, int, int]]:
-    found = []
-    for match in re.finditer(rf"\b{word}\b", folded):
-        found.append((value, match.start(), match.end()))
-        if 20 <= value < 100:
+def _number_word_values(words: set[str], folded: str) -> set[int]:
+    """The spelled-out numbers among a resume's words (a fast path for whole resumes)."""
+    values = {_NUMBER_WORDS[word] for word in words & _NUMBER_WORDS.keys()}
+    for tens in words & _TENS:  # "twenty-five", "thirty two"
+        for match in _NUMBER_WORD_PATTERNS[tens].finditer(folded):
             unit = _COMPOUND_UNIT.match(folded, match.end())
             if unit:
-                found.append(
-                    (value + _UNIT_WORDS[unit.group(1).lower()], match.start(), unit.end())
-                )
-    return found
+                values.add(_NUMBER_WORDS[tens] + _UNIT_WORDS[unit.group(1).lower()])
+    return values
 
 
 def _number_words(text: str) -> list[tuple[int, int, int]]:
@@ -775,6 +765,8 @@ def _unsupported_terms(context: _Context, criterion_words: frozenset[str]) -> li
     for group, start, end in hits:
         if context.quoted.covers(start, end) or context.negated.covers(start, end):
             continue
+        if all(_key(word) in criterion_words for word in text[start:end].split()):
+            continue  # "The python criterion scores 3": naming the criterion is not a claim
         master_verb = group == "master" and _MASTER_VERB.match(text[start:end])
         if master_verb and not _MASTER_DEGREE_AFTER.match(text, end):
             continue  # "master modern tooling", "a master of negotiation"

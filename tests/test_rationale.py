@@ -19,7 +19,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pytest_screeneval.golden import find_pii
+from pytest_screeneval.golden import find_pii, load_golden_set
 from pytest_screeneval.rationale import (
     ALL_FLAGS,
     CRITERION_NOT_NAMED,
@@ -34,6 +34,7 @@ from pytest_screeneval.rationale import (
 )
 from pytest_screeneval.rationale_grounding import input_facts
 from pytest_screeneval.rationale_protected import find_protected
+from pytest_screeneval.scorers.keyword import KeywordScorer
 
 DATA = Path(__file__).parent / "data" / "rationales.yaml"
 MIN_PRECISION = 0.95
@@ -486,6 +487,22 @@ def test_every_line_of_a_resume_is_grounded_in_it(resume: str) -> None:
     for line in filter(str.strip, text.splitlines()):
         findings = rationale_findings(text, "leadership", 3, line, (line,))
         assert [f for f in findings if f.flag == UNGROUNDED] == [], line
+
+
+def test_the_reference_scorer_earns_no_flags_on_the_bundled_golden_set() -> None:
+    """The keyword scorer's rationales quote the resume and name the criterion: no flag may
+    fire on them, or ``pytest --screeneval`` on the bundled example would fail for nothing."""
+    golden = load_golden_set(Path(__file__).parent.parent / "cases")
+    scorer = KeywordScorer(golden.rubric)
+    flagged = []
+    for case in golden.cases:
+        for score in scorer.score(case.input_text, golden.rubric):
+            findings = rationale_findings(
+                case.input_text, score.criterion, score.score, score.rationale, score.evidence
+            )
+            flagged.extend(f"{case.id}/{score.criterion}: {f}" for f in findings)
+    assert len(golden.cases) >= 10
+    assert flagged == []
 
 
 def test_the_module_is_pure() -> None:
