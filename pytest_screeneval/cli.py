@@ -309,6 +309,8 @@ def accept_run(
     Returns the acceptance and the blockers that were overridden (empty unless forced).
     """
     run = store.get_run(run_id)
+    if run.status == "interrupted":
+        raise ScreenevalError(f"run {run_id} was interrupted and can never become a baseline.")
     blockers = tuple(check(store, run)) if check is not None else ()
     if blockers and not force:
         raise ScreenevalError(

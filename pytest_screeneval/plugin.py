@@ -7,6 +7,7 @@ only when ``--screeneval`` is on.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -399,13 +400,20 @@ def pytest_runtestloop(session: pytest.Session) -> Iterator[None]:
         screeneval.start([item.need for item in items], _selection(session.config), progress)
     except ScreenevalError as exc:
         screeneval.start_error = str(exc)
-        screeneval.finish("interrupted")
+        _close_interrupted(screeneval)
         raise pytest.UsageError(str(exc)) from None
     except BaseException:
-        screeneval.finish("interrupted")
+        _close_interrupted(screeneval)
         raise
     progress.done(screeneval)
     return (yield)
+
+
+def _close_interrupted(screeneval: ScreenevalSession) -> None:
+    """Mark the run interrupted if the store still answers; if it does not (full, locked), the
+    run stays 'running' and the next session marks it interrupted, its rows kept."""
+    with contextlib.suppress(ScreenevalError):
+        screeneval.finish("interrupted")
 
 
 class _Progress:

@@ -9,8 +9,10 @@ them as ``attempts``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import inspect
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -127,10 +129,40 @@ async def _call(scorer: Scorer, text: str, rubric: Rubric, timeout: float) -> ob
     method = scorer.score
     if inspect.iscoroutinefunction(method):
         return await asyncio.wait_for(method(text, rubric), timeout)
-    result = await asyncio.wait_for(asyncio.to_thread(method, text, rubric), timeout)
+    result = await asyncio.wait_for(_in_daemon_thread(method, text, rubric), timeout)
     if inspect.isawaitable(result):
         return await asyncio.wait_for(result, timeout)
     return result
+
+
+def _in_daemon_thread(function: Callable[..., object], *args: object) -> asyncio.Future[object]:
+    """Run a blocking scorer call in a daemon thread and hand its answer to the loop.
+
+    Not ``asyncio.to_thread``: its pool is joined when the run ends, so a call that hangs past
+    its timeout would still hold the session (and Ctrl-C) until it returned on its own.
+    """
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[object] = loop.create_future()
+
+    def settle(outcome: object, error: BaseException | None) -> None:
+        if future.done():
+            return  # timed out or cancelled: nobody waits for this answer any more
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(outcome)
+
+    def work() -> None:
+        try:
+            outcome, error = function(*args), None
+        except BaseException as exc:  # handed to the loop, which raises it in the caller
+            outcome, error = None, exc
+        # a closed loop: the run ended while this call was still out, nobody waits for it
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(settle, outcome, error)
+
+    threading.Thread(target=work, name="screeneval-scorer-call", daemon=True).start()
+    return future
 
 
 async def _score_one(scorer: Scorer, job: ScoringJob, rubric: Rubric, timeout: float) -> JobResult:

@@ -346,20 +346,20 @@ class ScreenevalSession:
         todo = [
             job for job in jobs if (job.case_id, job.variant_key, job.repeat_index) not in reused
         ]
+        unique = self._dedupe(todo)
         done = [0]
-        total = len(todo)
 
         def on_result(result: JobResult) -> None:
             self.scorer_calls += 1
             self._record(result)
             done[0] += 1
             if progress is not None:
-                progress(done[0], total)
+                progress(done[0], len(unique))
 
         run_jobs(
             self.scorer,
             self.rubric,
-            self._dedupe(todo, on_result),
+            unique,
             concurrency=self.settings.concurrency,
             timeout=self.settings.timeout,
             on_result=on_result,
@@ -447,9 +447,7 @@ class ScreenevalSession:
                 by_criterion=usable,
             )
 
-    def _dedupe(
-        self, jobs: list[ScoringJob], on_result: Callable[[JobResult], None]
-    ) -> list[ScoringJob]:
+    def _dedupe(self, jobs: list[ScoringJob]) -> list[ScoringJob]:
         """Identical texts (a variant equal to the original) are scored once per repeat."""
         unique: dict[tuple[str, int], ScoringJob] = {}
         self._twins: dict[tuple[str, int], list[ScoringJob]] = defaultdict(list)
