@@ -327,7 +327,7 @@ _HYPHEN_OR_SLASH = re.compile(r"[-/]")
 # "master's"), with a trailing "++", "#" or "+" (C++, C#, Security+).
 _TOKEN = re.compile(r"[A-Za-z0-9]+(?:[.\-/'][A-Za-z0-9]+)*(?:\+\+|#|\+)?")
 _ALNUM_RUNS = re.compile(r"[A-Za-z0-9]+")
-_PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s*%")
+_PERCENT = re.compile(r"(?<![\d.])(?>(\d+(?:\.\d+)?))\s*%")
 _PART_WITH_SEPARATOR = re.compile(r"([-/])")
 _LETTER_WORDS = re.compile(r"[A-Za-z]+")
 _DOTNET = re.compile(r"(?<![\w.])\.net\b", re.IGNORECASE)

@@ -42,9 +42,18 @@ _TYPOGRAPHY = str.maketrans(
 _SPACES = re.compile(r"\s+")
 
 
+_HORIZONTAL_SPACE = re.compile(r"[^\S\n]+")
+_BLANK_LINES = re.compile(r"\n(?: ?\n)+")
+
+
 def normalise(text: str) -> str:
-    """NFKC, plain quotes and dashes (the ellipsis becomes "..."); line breaks are kept."""
-    return unicodedata.normalize("NFKC", text).translate(_TYPOGRAPHY)
+    """NFKC, plain quotes and dashes (the ellipsis becomes "..."), each run of spaces one space
+    and each run of blank lines one blank line; line breaks are kept (bullets need them).
+
+    Short whitespace runs also keep every later pattern linear on pathological input.
+    """
+    text = unicodedata.normalize("NFKC", text).translate(_TYPOGRAPHY)
+    return _BLANK_LINES.sub("\n\n", _HORIZONTAL_SPACE.sub(" ", text))
 
 
 def casefold_text(text: str) -> str:
@@ -206,8 +215,8 @@ _SENTENCE_STARTERS = frozenset(
         "limited",
     ]
 )
-_TERMINATOR = re.compile(r"[.!?]+[\"')\]]*(?=\s|$)")
-_PREVIOUS_TOKEN = re.compile(r"(\S+)$")
+# Starts only at the first mark of a run, and never backtracks: linear on "!!!!...!x".
+_TERMINATOR = re.compile(r"(?<![.!?])[.!?]++[\"')\]]*+(?=\s|$)")
 _NEXT_TOKEN = re.compile(r"\s*([\"'(\[]*)(\S*)")
 _DOTTED = re.compile(r"^(?:[a-z]\.)+[a-z]$|^[a-z]{1,3}\.[a-z]{1,3}$")
 _BULLET_LINE = re.compile(r"^\s*(?:[-*+\u2022]|\d{1,2}[.)])\s+")
@@ -225,8 +234,7 @@ def _is_boundary(text: str, start: int, end: int) -> bool:
     if next_word[0].islower():
         # "e.g. the", "Ph.D. but": a lower-case continuation is never a new sentence.
         return False
-    previous = _PREVIOUS_TOKEN.search(text, 0, start + 1)
-    token = previous.group(1) if previous else ""
+    token = text[max(text.rfind(" ", 0, start), text.rfind("\n", 0, start)) + 1 : start + 1]
     token = token.lstrip("\"'([").rstrip(".").lower()
     if len(token) == 1 and token.isalpha():
         return False  # an initial: "J. Doe"
