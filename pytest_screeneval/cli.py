@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .errors import ScreenevalError
+from .validators import non_empty as _non_empty
+from .validators import positive_int as _positive_int
 
 if TYPE_CHECKING:
     from .golden import Rubric
@@ -102,22 +104,6 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
         return "  ".join(str(c).ljust(w) for c, w in zip(cells, widths, strict=True)).rstrip()
 
     return [line(header), *(line(row) for row in rows)]
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
-    return value
-
-
-def _non_empty(text: str) -> str:
-    if not text.strip():
-        raise argparse.ArgumentTypeError("must not be empty")
-    return text
 
 
 # --------------------------------------------------------------------------------------------

@@ -12,84 +12,19 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = [
-    "OPTIONS",
-    "OptionSpec",
-    "Settings",
-    "fraction",
-    "non_negative_float",
-    "non_negative_int",
-    "percentage",
-    "positive_float",
-    "positive_int",
-    "settings_from",
-]
+from .validators import (
+    flag_policy,
+    fraction,
+    non_negative_float,
+    non_negative_int,
+    percentage,
+    positive_float,
+    positive_int,
+    source_kind,
+    text_value,
+)
 
-
-def _number(kind: type, text: str | float) -> Any:
-    try:
-        return kind(text)
-    except (TypeError, ValueError):
-        noun = "a whole number" if kind is int else "a number"
-        raise argparse.ArgumentTypeError(f"expected {noun}, got {text!r}") from None
-
-
-def positive_int(text: str | int) -> int:
-    value = _number(int, text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
-    return value
-
-
-def non_negative_int(text: str | int) -> int:
-    value = _number(int, text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a whole number of at least 0, got {text!r}")
-    return value
-
-
-def positive_float(text: str | float) -> float:
-    value = _number(float, text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"expected a number above 0, got {text!r}")
-    return value
-
-
-def non_negative_float(text: str | float) -> float:
-    value = _number(float, text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a number of at least 0, got {text!r}")
-    return value
-
-
-def fraction(text: str | float) -> float:
-    value = _number(float, text)
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, got {text!r}")
-    return value
-
-
-def percentage(text: str | float) -> float:
-    value = _number(float, text)
-    if not 0 <= value <= 100:
-        raise argparse.ArgumentTypeError(f"expected a number from 0 to 100, got {text!r}")
-    return value
-
-
-def source_kind(text: str) -> str:
-    if text not in ("yaml", "db"):
-        raise argparse.ArgumentTypeError(f"expected 'yaml' or 'db', got {text!r}")
-    return text
-
-
-def flag_policy(text: str) -> str:
-    if text not in ("fail", "warn"):
-        raise argparse.ArgumentTypeError(f"expected 'fail' or 'warn', got {text!r}")
-    return text
-
-
-def text_value(text: str) -> str:
-    return str(text)
+__all__ = ["OPTIONS", "OptionSpec", "SettingError", "Settings", "settings_from"]
 
 
 @dataclass(frozen=True)
@@ -238,8 +173,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "--screeneval-json",
     ),
 )
-
-_BY_NAME = {spec.name: spec for spec in OPTIONS}
 
 
 @dataclass(frozen=True)

@@ -71,13 +71,13 @@ def test_ini_texts_are_parsed_and_flag_values_kept():
 @pytest.mark.parametrize(
     ("name", "value", "complaint"),
     [
-        ("screeneval_openai_timeout", "soon", "'soon' is not a number"),
-        ("screeneval_openai_timeout", "0", "not a positive number"),
-        ("screeneval_openai_max_retries", "-1", "not zero or a positive whole number"),
-        ("screeneval_openai_temperature", "3", "not a temperature between 0 and 2"),
-        ("screeneval_openai_model_retires", "30/09/2026", "not a date like"),
-        ("screeneval_openai_base_url", "localhost:8000", "not an http:// or https:// URL"),
-        ("screeneval_openai_allow_floating_model", "perhaps", "not true or false"),
+        ("screeneval_openai_timeout", "soon", "expected a number, got 'soon'"),
+        ("screeneval_openai_timeout", "0", "expected a number above 0, got '0'"),
+        ("screeneval_openai_max_retries", "-1", "expected a whole number of at least 0"),
+        ("screeneval_openai_temperature", "3", "expected a temperature from 0 to 2"),
+        ("screeneval_openai_model_retires", "30/09/2026", "expected a date like 2026-01-31"),
+        ("screeneval_openai_base_url", "localhost:8000", "expected an http:// or https:// URL"),
+        ("screeneval_openai_allow_floating_model", "perhaps", "expected true or false"),
     ],
 )
 def test_an_invalid_ini_value_is_one_sentence_naming_the_option(name, value, complaint):

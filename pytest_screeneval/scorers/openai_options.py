@@ -19,6 +19,17 @@ from dataclasses import dataclass
 from datetime import date
 
 from ..errors import ScreenevalError
+from ..validators import (
+    boolean,
+    http_url,
+    integer,
+    iso_date,
+    non_negative_int,
+    pattern_list,
+    positive_float,
+    temperature,
+)
+from ..validators import non_empty as text
 
 __all__ = [
     "API_KEY_VARIABLES",
@@ -61,79 +72,6 @@ class OpenAISettings:
 # --------------------------------------------------------------------------------------------
 # Validators: argparse ``type=`` functions, also applied to ini strings by settings_from
 # --------------------------------------------------------------------------------------------
-
-
-def text(value: str) -> str:
-    stripped = value.strip()
-    if not stripped:
-        raise argparse.ArgumentTypeError("expected a non-empty value")
-    return stripped
-
-
-def positive_float(value: str) -> float:
-    try:
-        number = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
-    if not number > 0 or number == float("inf"):
-        raise argparse.ArgumentTypeError(f"{value!r} is not a positive number")
-    return number
-
-
-def temperature(value: str) -> float:
-    try:
-        number = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
-    if not 0.0 <= number <= 2.0:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a temperature between 0 and 2")
-    return number
-
-
-def integer(value: str) -> int:
-    try:
-        return int(value.strip())
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
-
-
-def non_negative_int(value: str) -> int:
-    number = integer(value)
-    if number < 0:
-        raise argparse.ArgumentTypeError(f"{value!r} is not zero or a positive whole number")
-    return number
-
-
-def iso_date(value: str) -> date:
-    try:
-        return date.fromisoformat(value.strip())
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a date like 2026-01-31") from None
-
-
-def http_url(value: str) -> str:
-    stripped = value.strip().rstrip("/")
-    if not stripped.startswith(("http://", "https://")):
-        raise argparse.ArgumentTypeError(f"{value!r} is not an http:// or https:// URL")
-    return stripped
-
-
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off", ""}
-
-
-def boolean(value: str) -> bool:
-    lowered = value.strip().lower()
-    if lowered in _TRUE:
-        return True
-    if lowered in _FALSE:
-        return False
-    raise argparse.ArgumentTypeError(f"{value!r} is not true or false")
-
-
-def pattern_list(value: str) -> tuple[str, ...]:
-    """Model-id patterns separated by commas or whitespace (fnmatch, case-insensitive)."""
-    return tuple(p for p in value.replace(",", " ").split() if p)
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,0 +1,158 @@
+"""argparse ``type=`` functions shared by the plugin's options, the ``openai`` scorer's options and
+the ``screeneval`` command, so a value is judged and worded the same wherever it is given.
+
+Each takes the text as typed (ini values are text too) and raises
+:class:`argparse.ArgumentTypeError` with a short phrase: "expected …, got '…'".
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from datetime import date
+
+__all__ = [
+    "boolean",
+    "flag_policy",
+    "fraction",
+    "http_url",
+    "integer",
+    "iso_date",
+    "non_empty",
+    "non_negative_float",
+    "non_negative_int",
+    "pattern_list",
+    "percentage",
+    "positive_float",
+    "positive_int",
+    "source_kind",
+    "temperature",
+    "text_value",
+]
+
+
+def _refuse(expected: str, value: object) -> argparse.ArgumentTypeError:
+    return argparse.ArgumentTypeError(f"expected {expected}, got {value!r}")
+
+
+def integer(value: str | int) -> int:
+    try:
+        return int(str(value).strip())
+    except ValueError:
+        raise _refuse("a whole number", value) from None
+
+
+def _number(value: str | float) -> float:
+    try:
+        number = float(str(value).strip())
+    except ValueError:
+        raise _refuse("a number", value) from None
+    if math.isnan(number) or math.isinf(number):
+        raise _refuse("a finite number", value)
+    return number
+
+
+def positive_int(value: str | int) -> int:
+    number = integer(value)
+    if number < 1:
+        raise _refuse("a whole number of at least 1", value)
+    return number
+
+
+def non_negative_int(value: str | int) -> int:
+    number = integer(value)
+    if number < 0:
+        raise _refuse("a whole number of at least 0", value)
+    return number
+
+
+def positive_float(value: str | float) -> float:
+    number = _number(value)
+    if not number > 0:
+        raise _refuse("a number above 0", value)
+    return number
+
+
+def non_negative_float(value: str | float) -> float:
+    number = _number(value)
+    if number < 0:
+        raise _refuse("a number of at least 0", value)
+    return number
+
+
+def fraction(value: str | float) -> float:
+    number = _number(value)
+    if not 0 <= number <= 1:
+        raise _refuse("a number from 0 to 1", value)
+    return number
+
+
+def percentage(value: str | float) -> float:
+    number = _number(value)
+    if not 0 <= number <= 100:
+        raise _refuse("a number from 0 to 100", value)
+    return number
+
+
+def temperature(value: str | float) -> float:
+    number = _number(value)
+    if not 0.0 <= number <= 2.0:
+        raise _refuse("a temperature from 0 to 2", value)
+    return number
+
+
+def text_value(value: str) -> str:
+    return str(value)
+
+
+def non_empty(value: str) -> str:
+    stripped = str(value).strip()
+    if not stripped:
+        raise _refuse("a non-empty value", value)
+    return stripped
+
+
+def source_kind(value: str) -> str:
+    if value not in ("yaml", "db"):
+        raise _refuse("'yaml' or 'db'", value)
+    return value
+
+
+def flag_policy(value: str) -> str:
+    if value not in ("fail", "warn"):
+        raise _refuse("'fail' or 'warn'", value)
+    return value
+
+
+def iso_date(value: str) -> date:
+    try:
+        return date.fromisoformat(str(value).strip())
+    except ValueError:
+        raise _refuse("a date like 2026-01-31", value) from None
+
+
+def http_url(value: str) -> str:
+    stripped = str(value).strip().rstrip("/")
+    if not stripped.startswith(("http://", "https://")):
+        raise _refuse("an http:// or https:// URL", value)
+    return stripped
+
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def boolean(value: str | bool) -> bool:
+    if isinstance(value, bool):
+        return value
+    lowered = value.strip().lower()
+    if lowered in _TRUE:
+        return True
+    if lowered in _FALSE:
+        return False
+    raise _refuse("true or false", value)
+
+
+def pattern_list(value: str) -> tuple[str, ...]:
+    """Model-id patterns separated by commas or whitespace (fnmatch, case-insensitive)."""
+    return tuple(p for p in value.replace(",", " ").split() if p)
