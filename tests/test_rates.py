@@ -7,6 +7,13 @@ https://codelibrary.amlegal.com/codes/newyorkcity/latest/NYCrules/0-0-0-138530
 The §5-301(b) example (a resume screener, selection rates by sex, by race/ethnicity and by
 intersectional category) and the §5-301(c) example (a "culture fit" score, scoring rates).
 The candidates below are invented; only their counts come from the rule's tables.
+
+Provenance, stated plainly: the §5-301(c) scoring-rate table was read from the rule's text. The
+stored copies of the rule that could be reached while writing these tests cut off before the
+§5-301(b) tables, so their counts were entered from memory of the rule and could not be checked
+against its text; they are internally consistent (the fourteen intersectional cells add up to the
+sex table, and every ratio matches the decimals the rule prints). Check them against the rule
+before citing these tests as a reproduction of §5-301(b).
 """
 
 from __future__ import annotations
