@@ -9,6 +9,7 @@ criterion). Every person and employer in these resumes is invented.
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import re
 import shutil
@@ -29,12 +30,13 @@ from pytest_screeneval.testing import ChatServer, ReceivedRequest, Reply
 
 # pytester's in-process runs drop every module a run imported. Imported here first, these stay
 # loaded, so a run does not import (and assertion-rewrite) openai, hypothesis and the plugin
-# again: that took seconds per run, most of this file's time.
+# again: that took seconds per run, most of this file's time. See also warm_imports below.
 PRELOADED = tuple(
     importlib.import_module(name)
     for name in (
         "openai",
         "hypothesis",
+        "sqlalchemy.dialects.sqlite",
         "pytest_screeneval.session",
         "pytest_screeneval.scorers.openai",
         "pytest_screeneval.report.terminal",
@@ -82,6 +84,26 @@ class Script:
             if queued:
                 return queued.popleft()
         return self.default
+
+
+@pytest.fixture(scope="module", autouse=True)
+def warm_imports(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Import what the scorer and the store import lazily, on first use, before any run.
+
+    Otherwise a run would import it, pytester would drop it afterwards while the preloaded
+    modules keep using the dropped classes, and a later test in this process would see, e.g.,
+    a transport exception the client no longer recognises.
+    """
+    from pytest_screeneval.scorers.openai import make_scorer
+    from pytest_screeneval.scorers.openai_options import OpenAISettings
+
+    with ChatServer() as chat:
+        settings = OpenAISettings(model=MODEL, base_url=chat.base_url)
+        scorer = make_scorer(RUBRIC, settings, environ={})
+        asyncio.run(scorer.score("Analyst at Harbourline Foods, March 2019 - June 2024", RUBRIC))
+    url = f"sqlite:///{(tmp_path_factory.mktemp('warm') / 'store.db').as_posix()}"
+    with Store.open(url):
+        pass
 
 
 @pytest.fixture
