@@ -8,6 +8,7 @@ only when ``--screeneval`` is on.
 from __future__ import annotations
 
 import contextlib
+import gc
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -205,6 +206,16 @@ def pytest_configure(config: pytest.Config) -> None:
         # `pytest --screeneval` with no paths runs the golden set, not the project's unit tests.
         config.args = [str(session.cases_dir if settings.source == "yaml" else config.rootpath)]
         session.golden_only = True
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    if session_of(session.config) is None:
+        return
+    # Thousands of items and their cases live until the end: move them out of the collector's
+    # way, so neither automatic collections during the run nor pytest's own collections at exit
+    # walk them again (seconds on a large golden set). Undone when the session closes.
+    gc.freeze()
+    session.config.add_cleanup(gc.unfreeze)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

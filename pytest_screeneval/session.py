@@ -165,6 +165,7 @@ class ScreenevalSession:
         self.start_error: str | None = None
         self.served_models: set[str] = set()
         self.flag_cache: dict[tuple[str, str, str, tuple[str, ...]], tuple[str, ...]] = {}
+        self._twins: dict[tuple[str, int], list[ScoringJob]] = defaultdict(list)
 
     # ---------------------------------------------------------------- set-up
 
@@ -450,7 +451,7 @@ class ScreenevalSession:
     def _dedupe(self, jobs: list[ScoringJob]) -> list[ScoringJob]:
         """Identical texts (a variant equal to the original) are scored once per repeat."""
         unique: dict[tuple[str, int], ScoringJob] = {}
-        self._twins: dict[tuple[str, int], list[ScoringJob]] = defaultdict(list)
+        self._twins = defaultdict(list)
         for job in jobs:
             key = (job.input_sha256, job.repeat_index)
             if key in unique:
@@ -499,9 +500,14 @@ class ScreenevalSession:
 
     def _record(self, result: JobResult) -> None:
         job = result.job
-        twins = getattr(self, "_twins", {}).get((job.input_sha256, job.repeat_index), [])
+        twins = self._twins.get((job.input_sha256, job.repeat_index), [])
         for target in (job, *twins):
-            copy = result if target is job else replace(result, job=target, cached=True)
+            # a twin shares the answer, not the call: its rows carry no tokens of their own
+            copy = (
+                result
+                if target is job
+                else replace(result, job=target, cached=True, prompt_tokens=0, completion_tokens=0)
+            )
             self.results[(target.case_id, target.variant_key, target.repeat_index)] = copy
             self.cache.setdefault((target.input_sha256, target.repeat_index), copy)
             self._queue_rows(copy)
