@@ -194,6 +194,9 @@ def pytest_configure(config: pytest.Config) -> None:
         session.close()
         raise pytest.UsageError(str(exc)) from None
     config.stash[SESSION_KEY] = session
+    # Registered before pytest's own plugins register theirs, so it runs after their cleanups
+    # (which collect garbage several times over everything the session kept): see the freezes.
+    config.add_cleanup(gc.unfreeze)
     if is_controller(config):
         # the workers collect and score; the controller owns the run row and the verdict
         session.load_all_cases()
@@ -209,13 +212,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    if session_of(session.config) is None:
-        return
-    # Thousands of items and their cases live until the end: move them out of the collector's
-    # way, so neither automatic collections during the run nor pytest's own collections at exit
-    # walk them again (seconds on a large golden set). Undone when the session closes.
-    gc.freeze()
-    session.config.add_cleanup(gc.unfreeze)
+    if session_of(session.config) is not None:
+        # Thousands of items and their cases live until the end: move them out of the garbage
+        # collector's way so its automatic passes during the run do not walk them again.
+        gc.freeze()
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -483,6 +483,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
         write_json(summary, Path(screeneval.settings.json), screeneval)
     _junit_properties(config, summary)
+    gc.freeze()  # the run's reports and results too, before pytest's collections at exit
     config.hook.pytest_screeneval_run_finished(config=config, summary=summary)
     if session.exitstatus == pytest.ExitCode.OK and screeneval.session_failed():
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
