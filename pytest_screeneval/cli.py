@@ -490,12 +490,15 @@ def _report_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _final_decision_by(args: argparse.Namespace) -> str:
+def _final_decision_by(args: argparse.Namespace, recorded: object) -> str:
+    """The flag, else the environment, else what the run recorded from its ini, else the default."""
     from .options import OPTIONS
 
     chosen = args.final_decision_by or os.environ.get(FINAL_DECISION_ENV, "").strip()
     if chosen:
         return chosen
+    if isinstance(recorded, str) and recorded.strip():
+        return recorded
     return next(o.default for o in OPTIONS if o.name == "screeneval_final_decision_by")
 
 
@@ -514,7 +517,10 @@ def _report(args: argparse.Namespace) -> int:
             if isinstance(config.get(key), int | float) and not isinstance(config[key], bool)
         }
         document = build_audit(
-            store, args.run_id, final_decision_by=_final_decision_by(args), **limits
+            store,
+            args.run_id,
+            final_decision_by=_final_decision_by(args, config.get("final_decision_by")),
+            **limits,
         )
     for path, write in ((args.html, write_html), (args.json, write_audit_json)):
         if path:

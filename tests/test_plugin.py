@@ -655,3 +655,16 @@ def test_junit_xml_has_item_properties_and_the_gate_table(project: pytest.Pytest
     gap_case = cases["cases.alpha.al-001.yaml.al-001", "counterfactual[gap]"]
     gap = {p.get("name"): p.get("value") for p in gap_case.iter("property")}
     assert gap == {"screeneval.gap": "0.0"}
+
+
+def test_audit_report_states_who_decides_as_the_run_was_configured(
+    project: pytest.Pytester, capsys: pytest.CaptureFixture[str]
+) -> None:
+    decider = "Noor Haddad, head of talent, reads every shortlist"
+    result = project.runpytest(
+        "--screeneval", "-k", "beta", "-o", f"screeneval_final_decision_by={decider}"
+    )
+    assert result.ret == 0
+    out = project.path / "audit.json"
+    assert screeneval([*db_args(project), "report", "1", "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["final_decision"]["by"] == decider
