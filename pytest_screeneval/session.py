@@ -417,7 +417,11 @@ class ScreenevalSession(FairnessItems):
         self.warnings.extend(w for w in output["warnings"] if w not in self.warnings)  # type: ignore[attr-defined]
 
     def load_results_from_store(self) -> None:
-        """The controller rebuilds the run's results from the rows the workers wrote."""
+        """The controller rebuilds the run's results from the rows the workers wrote.
+
+        Workers that were stopped (Ctrl-C) send nothing back; the items their rows stand for are
+        then taken from the rows themselves, so the summary still covers what was scored.
+        """
         assert self.store is not None and self.run_id is not None
         from .scoring_types import CriterionScore
 
@@ -448,6 +452,15 @@ class ScreenevalSession(FairnessItems):
                 reused_from_run=first.reused_from_run,
                 by_criterion=usable,
             )
+        if not self.needs:
+            scored = sorted(
+                {case_id for case_id, variant, _ in self.results if variant == ORIGINAL}
+            )
+            self.needs = [
+                ItemNeed(case_id, "criterion", criterion)
+                for case_id in scored
+                for criterion in self.rubric.criterion_names
+            ] + [ItemNeed(case_id, "decision", "decision") for case_id in scored]
 
     def _dedupe(self, jobs: list[ScoringJob]) -> list[ScoringJob]:
         """Identical texts (a variant equal to the original) are scored once per repeat."""

@@ -402,3 +402,6 @@ def test_sigint_under_xdist_marks_the_run_interrupted_and_keeps_its_rows(
     assert before <= after
     assert len(after) < FULL_RUN_ROWS, "the run finished before the signal; nothing was tested"
     assert_no_traceback(run.output)
+    # the stopped workers sent nothing back: the summary still covers the cases they scored
+    scored_cases = len({row[0] for row in after if row[1] == ""})
+    assert f"selection: {scored_cases} of " in run.output, run.output
