@@ -668,3 +668,15 @@ def test_audit_report_states_who_decides_as_the_run_was_configured(
     out = project.path / "audit.json"
     assert screeneval([*db_args(project), "report", "1", "--json", str(out)]) == 0
     assert json.loads(out.read_text())["final_decision"]["by"] == decider
+
+
+def test_a_progress_line_counts_the_distinct_texts_scored(project: pytest.Pytester) -> None:
+    result = project.runpytest("--screeneval")
+    # 7 originals + 7 other names + 7 gap lines; "no gap" and the own name are the originals
+    result.stdout.fnmatch_lines(
+        [
+            "screeneval: scored 21/21 inputs (*)",
+            "screeneval: run 1, scorer table (table-v1), 21 inputs scored in * s",
+        ]
+    )
+    assert scorer_calls(project) == 21
