@@ -438,3 +438,14 @@ def test_reuse_is_refused_together_with_repeat(
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: --screeneval-reuse cannot be combined with*"])
     assert server.chat_requests == []
+
+
+@pytest.mark.parametrize("concurrency", [1, 3])
+def test_calls_in_flight_never_exceed_the_concurrency_setting(
+    project: pytest.Pytester, server: ChatServer, script: Script, concurrency: int
+) -> None:
+    script.default = Reply(usage=USAGE, delay_s=0.2)
+    result = project.runpytest("--screeneval", "--screeneval-concurrency", str(concurrency))
+    assert result.ret == pytest.ExitCode.OK
+    # four cases, one request each: the limit is reached and never passed
+    assert server.max_in_flight == concurrency
