@@ -43,7 +43,10 @@ def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, flo
     denominator = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denominator
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
-    return max(0.0, 100 * (centre - half)), min(100.0, 100 * (centre + half))
+    # at 0 or n successes the bound is exactly 0 or 100; floating point would leave it a hair off
+    low = 0.0 if successes == 0 else max(0.0, 100 * (centre - half))
+    high = 100.0 if successes == n else min(100.0, 100 * (centre + half))
+    return low, high
 
 
 def is_within(case: Case, criterion: str, score: int, tolerance: float) -> bool:
