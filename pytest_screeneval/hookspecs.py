@@ -9,7 +9,7 @@ import pytest
 if TYPE_CHECKING:
     from .golden import Rubric
     from .scoring_types import Scorer
-    from .session import RunSummary
+    from .session_summary import RunSummary
 
 __all__ = ["pytest_screeneval_run_finished", "pytest_screeneval_scorer"]
 

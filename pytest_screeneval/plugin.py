@@ -30,7 +30,8 @@ from .options import OPTIONS, OptionSpec, SettingError, settings_from
 
 if TYPE_CHECKING:
     from .golden import Case
-    from .session import ItemNeed, RunSummary, ScreenevalSession
+    from .session import ItemNeed, ScreenevalSession
+    from .session_summary import RunSummary
     from .verdicts import Verdict
 
 __all__ = ["SESSION_KEY"]

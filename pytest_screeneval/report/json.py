@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..session import RunSummary, ScreenevalSession
+    from ..session import ScreenevalSession
+    from ..session_summary import RunSummary
 
 __all__ = ["summary_document", "write_json"]
 

@@ -6,7 +6,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..session import RunSummary, ScreenevalSession
+    from ..session import ScreenevalSession
+    from ..session_summary import RunSummary
 
 __all__ = ["render", "table"]
 
