@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from .metrics import CriterionAgreement, SelfConsistency, SliceAgreement
 
-__all__ = ["GateResult", "evaluate_gates", "failed"]
+__all__ = ["GateInputs", "GateLimits", "GateResult", "evaluate_gates", "failed"]
 
 PASS, FAIL, NOT_APPLICABLE = "PASS", "FAIL", "N/A"
 

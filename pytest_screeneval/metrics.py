@@ -21,6 +21,7 @@ __all__ = [
     "ScoreTable",
     "SelfConsistency",
     "SliceAgreement",
+    "compared_items",
     "criterion_agreement",
     "crossings",
     "decisions",

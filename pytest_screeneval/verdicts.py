@@ -16,6 +16,7 @@ __all__ = [
     "BaselineInfo",
     "CriterionEvidence",
     "ReviewInfo",
+    "Tolerances",
     "Verdict",
     "criterion_verdict",
     "decision_verdict",
