@@ -383,8 +383,10 @@ def test_back_off_grows_between_5xx_retries(server, scorer_for):
 
     assert outcome.attempts == 3
     first, second, third = (r.received_at for r in server.chat_requests)
-    assert second - first >= 0.2  # it waited; how long at most is the machine's business
-    assert third - second > second - first
+    # the waits are lower bounds on the gaps the server sees (0.25 s, then 0.5 s, before jitter);
+    # upper bounds would measure the machine's load, not the back-off
+    assert second - first >= 0.25
+    assert third - second >= 0.5
 
 
 def test_a_hang_is_bounded_by_the_timeout_and_retried_a_bounded_number_of_times(server, scorer_for):
