@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from .metrics import CriterionAgreement, SelfConsistency, SliceAgreement
 
-__all__ = ["GateInputs", "GateLimits", "GateResult", "evaluate_gates", "failed"]
+__all__ = ["GateInputs", "GateLimits", "GateResult", "evaluate_gates"]
 
 PASS, FAIL, NOT_APPLICABLE = "PASS", "FAIL", "N/A"
 
@@ -200,7 +200,3 @@ def evaluate_gates(inputs: GateInputs, limits: GateLimits) -> list[GateResult]:
         )
     )
     return gates
-
-
-def failed(gates: Sequence[GateResult]) -> list[GateResult]:
-    return [gate for gate in gates if gate.failed]

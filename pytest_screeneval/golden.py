@@ -12,7 +12,6 @@ import re
 import statistics
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -719,11 +718,3 @@ def case_files(root: Path) -> list[Path]:
         for p in Path(root).glob(pattern)
         if not p.parent.name.startswith(".")
     )
-
-
-def today_iso() -> str:
-    return date.today().isoformat()
-
-
-def now_iso() -> str:
-    return datetime.now().astimezone().isoformat(timespec="seconds")

@@ -24,7 +24,6 @@ __all__ = [
     "compared_items",
     "criterion_agreement",
     "crossings",
-    "decisions",
     "is_within",
     "movements",
     "overall_by_case",
@@ -222,10 +221,6 @@ def overall_by_case(rubric: Rubric, scores: ScoreTable) -> dict[str, float]:
         for case_id, by_criterion in per_case.items()
         if all(name in by_criterion for name in rubric.criterion_names)
     }
-
-
-def decisions(rubric: Rubric, scores: ScoreTable) -> dict[str, str]:
-    return {case_id: rubric.decision(o) for case_id, o in overall_by_case(rubric, scores).items()}
 
 
 @dataclass(frozen=True)

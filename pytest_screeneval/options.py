@@ -8,7 +8,7 @@ error. Pure module: no pytest import.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,10 +36,6 @@ class OptionSpec:
     help: str
     type: Callable[[str], Any] = text_value
     flag: str | None = None
-
-    @property
-    def dest(self) -> str:
-        return self.name
 
 
 OPTIONS: tuple[OptionSpec, ...] = (
@@ -220,11 +216,3 @@ def settings_from(get: Callable[[OptionSpec], object | None]) -> Settings:
             raise SettingError(f"Invalid value for {where}: {exc}.") from None
         values[spec.name.removeprefix("screeneval_")] = value
     return Settings(**values)
-
-
-def defaults() -> Settings:
-    return settings_from(lambda spec: None)
-
-
-def as_mapping(settings: Settings) -> Mapping[str, object]:
-    return {f"screeneval_{k}": v for k, v in vars(settings).items()}

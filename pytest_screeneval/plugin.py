@@ -365,7 +365,6 @@ class ScreenevalItem(pytest.Item):
             verdict = screeneval.counterfactual_verdict(self.case.id, self.target)
         else:
             verdict = screeneval.perturbation_verdict(self.case.id, self.target)
-        screeneval.record_verdict(self.nodeid, self.kind, verdict)
         self.user_properties.extend(
             (f"screeneval.{name}", value) for name, value in verdict.properties
         )

@@ -116,7 +116,6 @@ class ScreenevalSession(FairnessItems, Summaries):
         self.summary: RunSummary | None = None
         self.option_getter = option_getter
         self.golden_only = False
-        self.verdicts: dict[str, tuple[str, Verdict]] = {}
         self.acceptance_error: str | None = None
         self.scorer_calls = 0
         self.ran_needs: list[ItemNeed] = []
@@ -655,9 +654,6 @@ class ScreenevalSession(FairnessItems, Summaries):
         return decision_verdict(
             case, self.rubric, overall, missing, self.baseline_info, baseline_overall, review
         )
-
-    def record_verdict(self, nodeid: str, kind: str, verdict: Verdict) -> None:
-        self.verdicts[nodeid] = (kind, verdict)
 
     # ---------------------------------------------------------------- finish
 
