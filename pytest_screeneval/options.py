@@ -29,13 +29,19 @@ __all__ = ["OPTIONS", "OptionSpec", "SettingError", "Settings", "settings_from"]
 
 @dataclass(frozen=True)
 class OptionSpec:
-    """One setting: read from ``--flag`` if given, else from the ini ``name``, else ``default``."""
+    """One setting: read from ``--flag`` if given, else from the ini ``name``, else ``default``.
+
+    ``default`` is the text an ini file would hold ("" for unset); ``type`` parses a text (an
+    argparse ``type=``); ``field`` names the settings field it sets where that is not the ini
+    name without its ``screeneval_`` prefix (the ``openai`` scorer's own settings).
+    """
 
     name: str
     default: str
     help: str
     type: Callable[[str], Any] = text_value
     flag: str | None = None
+    field: str = ""
 
 
 OPTIONS: tuple[OptionSpec, ...] = (

@@ -44,16 +44,7 @@ def _extra_options() -> tuple[OptionSpec, ...]:
     """Options of the built-in scorers, registered in the same group (cheap imports only)."""
     from .scorers.openai_options import OPTIONS as OPENAI_OPTIONS
 
-    return tuple(
-        OptionSpec(
-            o.name,
-            "" if o.default is None else str(o.default),
-            o.help,
-            o.type if o.type is not None else str,
-            o.flag,
-        )
-        for o in OPENAI_OPTIONS
-    )
+    return OPENAI_OPTIONS
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:

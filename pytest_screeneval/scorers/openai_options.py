@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from ..errors import ScreenevalError
+from ..options import OptionSpec
 from ..validators import (
     boolean,
     http_url,
@@ -77,27 +78,6 @@ class OpenAISettings:
 # --------------------------------------------------------------------------------------------
 # Option specs
 # --------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class OptionSpec:
-    """One setting: the ini ``name`` and the command-line ``flag`` that set the same value.
-
-    ``default`` is the value's text form, as an ini file would write it ("" for unset); register
-    the flag with ``default=None`` so that "not given" falls through to the ini. ``type`` parses
-    a text (argparse ``type=``); ``field`` is the :class:`OpenAISettings` field it sets.
-    """
-
-    name: str
-    default: str
-    help: str
-    type: Callable[[str], object]
-    flag: str
-    field: str
-
-    @property
-    def dest(self) -> str:
-        return self.name
 
 
 OPTIONS: tuple[OptionSpec, ...] = (
