@@ -565,6 +565,7 @@ def _diff(args: argparse.Namespace) -> int:
             golden.cases,
             store.get_rubric(cand.rubric_id, cand.rubric_sha) or golden.rubric,
             tolerance,
+            slice_min_n=int(cand.config.get("slice_min_n", 5)),
         )
     for line in lines:
         _out(line)

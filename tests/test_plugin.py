@@ -624,7 +624,7 @@ def test_diff_prints_movement_and_agreement_between_two_runs(
     assert "Movements: 1 of 21 items" in out
     assert any(line.split() == ["al-003", "experience", "5", "4", "-1"] for line in out)
     experience = next(line for line in out if line.strip().startswith("experience"))
-    assert experience.split()[1:4] == ["7", "6", "85.7"] and experience.split()[-1] == "-14.3"
+    assert experience.split()[1:4] == ["7", "6", "85.7"] and experience.split()[6] == "-14.3"
     assert "Crossings (decision flips): 0" in out
 
 

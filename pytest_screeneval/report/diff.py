@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..metrics import ScoreTable, criterion_agreement, crossings, movements, slice_agreement
-from .terminal import table
+from .terminal import agreement_table, movement_table, slice_table, table
 
 if TYPE_CHECKING:
     from ..golden import Case, Rubric
@@ -32,6 +32,7 @@ def diff_lines(
     cases: Sequence[Case],
     rubric: Rubric,
     tolerance: float,
+    slice_min_n: int = 5,
 ) -> list[str]:
     shared = {key: value for key, value in cand_table.items() if key in base_table}
     shared_ids = {case_id for case_id, _ in shared}
@@ -48,36 +49,13 @@ def diff_lines(
     agreement = criterion_agreement(
         selected, rubric, shared, tolerance, {k: base_table[k] for k in shared}
     )
-    lines += table(
-        ["criterion", "cases", "exact", "%", "within %", "MAE", "change"],
-        [
-            [
-                r.criterion,
-                r.cases,
-                r.exact,
-                r.exact_pct,
-                r.within_pct,
-                f"{r.mae:.2f}",
-                "-" if r.change is None else f"{r.change:+.1f}",
-            ]
-            for r in agreement
-        ],
-    )
+    lines += agreement_table(agreement)
     lines += ["", "Agreement by slice, cand (worst first)"]
-    lines += table(
-        ["slice", "cases", "items", "within %", "95% CI"],
-        [
-            [s.slice, s.cases, s.items, s.pct, f"{s.ci_low:.0f}–{s.ci_high:.0f}"]
-            for s in slice_agreement(selected, shared, tolerance)
-        ],
-    )
+    lines += slice_table(slice_agreement(selected, shared, tolerance), min_n=slice_min_n)
     moved = movements(shared, base_table)
     lines += ["", f"Movements: {len(moved)} of {len(shared)} items"]
     if moved:
-        lines += table(
-            ["case", "criterion", "before", "after", "delta"],
-            [[m.case_id, m.criterion, m.before, m.after, f"{m.delta:+d}"] for m in moved],
-        )
+        lines += movement_table(moved)
     flips = crossings(rubric, shared, base_table)
     lines += ["", f"Crossings (decision flips): {len(flips)}"]
     if flips:

@@ -6,10 +6,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from ..metrics import CriterionAgreement, Movement, SliceAgreement
     from ..session import ScreenevalSession
     from ..session_summary import RunSummary
 
-__all__ = ["render", "table"]
+__all__ = ["agreement_table", "movement_table", "render", "slice_table", "table"]
 
 MOVEMENTS_SHOWN = 10
 
@@ -55,6 +56,51 @@ def _signed(value: float | None) -> str:
     return "-" if value is None else f"{value:+.1f}"
 
 
+def agreement_table(rows: Sequence[CriterionAgreement]) -> list[str]:
+    """Per criterion, worst first: cases, exact, %, within %, MAE, change, contested."""
+    return table(
+        ["criterion", "cases", "exact", "%", "within %", "MAE", "change", "contested in range"],
+        [
+            [
+                r.criterion,
+                r.cases,
+                r.exact,
+                r.exact_pct,
+                r.within_pct,
+                f"{r.mae:.2f}",
+                _signed(r.change),
+                f"{r.contested_within_range}/{r.contested}",
+            ]
+            for r in rows
+        ],
+    )
+
+
+def slice_table(rows: Sequence[SliceAgreement], min_n: int) -> list[str]:
+    """Per slice, worst first, with the Wilson interval and whether the gate counts it."""
+    return table(
+        ["slice", "cases", "items", "within %", "95% CI", "gated"],
+        [
+            [
+                s.slice,
+                s.cases,
+                s.items,
+                s.pct,
+                f"{s.ci_low:.0f}–{s.ci_high:.0f}",
+                "yes" if s.cases >= min_n else "no",
+            ]
+            for s in rows
+        ],
+    )
+
+
+def movement_table(moved: Sequence[Movement]) -> list[str]:
+    return table(
+        ["case", "criterion", "before", "after", "delta"],
+        [[m.case_id, m.criterion, m.before, m.after, f"{m.delta:+d}"] for m in moved],
+    )
+
+
 def identity_lines(summary: RunSummary) -> list[str]:
     ident = summary.identity
     lines = [
@@ -95,50 +141,16 @@ def render(summary: RunSummary, session: ScreenevalSession | None = None) -> lis
         lines.append(f"warning: {warning}")
 
     lines += ["", "Agreement by criterion (worst first; contested items counted apart)"]
-    lines += table(
-        ["criterion", "cases", "exact", "%", "within %", "MAE", "change", "contested in range"],
-        [
-            [
-                r.criterion,
-                r.cases,
-                r.exact,
-                r.exact_pct,
-                r.within_pct,
-                f"{r.mae:.2f}",
-                _signed(r.change),
-                f"{r.contested_within_range}/{r.contested}",
-            ]
-            for r in summary.agreement
-        ],
-    )
+    lines += agreement_table(summary.agreement)
     lines += [
         "",
         f"Agreement by slice (worst first; slices under n={summary.slice_min_n} shown, not gated)",
     ]
-    lines += table(
-        ["slice", "cases", "items", "within %", "95% CI", "gated"],
-        [
-            [
-                s.slice,
-                s.cases,
-                s.items,
-                s.pct,
-                f"{s.ci_low:.0f}–{s.ci_high:.0f}",
-                "yes" if s.cases >= summary.slice_min_n else "no",
-            ]
-            for s in summary.slices
-        ],
-    )
+    lines += slice_table(summary.slices, summary.slice_min_n)
     if summary.baseline is not None:
         lines += ["", f"Movements against run {summary.baseline.run_id}: {len(summary.movements)}"]
         if summary.movements:
-            lines += table(
-                ["case", "criterion", "before", "after", "delta"],
-                [
-                    [m.case_id, m.criterion, m.before, m.after, f"{m.delta:+d}"]
-                    for m in summary.movements[:MOVEMENTS_SHOWN]
-                ],
-            )
+            lines += movement_table(summary.movements[:MOVEMENTS_SHOWN])
             if len(summary.movements) > MOVEMENTS_SHOWN:
                 lines.append(f"  ... and {len(summary.movements) - MOVEMENTS_SHOWN} more")
         lines.append(f"Crossings (decision flips): {len(summary.crossings)}")
