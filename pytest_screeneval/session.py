@@ -103,6 +103,7 @@ class ScreenevalSession(FairnessItems, Summaries):
         self.baseline: RunRecord | None = None
         self.baseline_info: BaselineInfo | None = None
         self.baseline_scores: dict[tuple[str, str], int | None] = {}
+        self.reviews: dict[tuple[str, str, str, str], ReviewInfo] = {}
         self.results: dict[tuple[str, str, int], JobResult] = {}
         self.cache: dict[tuple[str, int], JobResult] = {}
         self.needs: list[ItemNeed] = []
@@ -164,6 +165,13 @@ class ScreenevalSession(FairnessItems, Summaries):
                 (row.case_id, row.criterion): row.score
                 for row in self.store.scores(self.baseline.run_id)
                 if row.variant_key == ORIGINAL and row.repeat_index == 0
+            }
+            # every review against this baseline, read once: items and the summary look up here
+            self.reviews = {
+                (r.case_id, r.target, r.before, r.after): ReviewInfo(
+                    r.reviewed_by, r.reviewed_at, r.note
+                )
+                for r in self.store.reviews(baseline_run_id=self.baseline.run_id)
             }
 
     def _shown(self, path: Path) -> str:
@@ -556,18 +564,8 @@ class ScreenevalSession(FairnessItems, Summaries):
         )
 
     def _review(self, case_id: str, target: str, before: str, after: str) -> ReviewInfo | None:
-        if self.store is None or self.baseline is None:
-            return None
-        review = self.store.find_review(
-            case_id=case_id,
-            target=target,
-            baseline_run_id=self.baseline.run_id,
-            before=before,
-            after=after,
-        )
-        if review is None:
-            return None
-        return ReviewInfo(review.reviewed_by, review.reviewed_at, review.note)
+        """The review of this movement against the baseline, if a person recorded one."""
+        return self.reviews.get((case_id, target, before, after))
 
     def served_model_mismatch(self, result: JobResult) -> str | None:
         assert self.scorer is not None
