@@ -680,3 +680,39 @@ def test_a_progress_line_counts_the_distinct_texts_scored(project: pytest.Pytest
         ]
     )
     assert scorer_calls(project) == 21
+
+
+def test_run_finished_hook_sees_the_summary(project: pytest.Pytester) -> None:
+    project.makeconftest(
+        (project.path / "conftest.py").read_text()
+        + "\n\ndef pytest_screeneval_run_finished(config, summary):\n"
+        "    failed = [g.name for g in summary.gates if g.failed]\n"
+        "    (HERE / 'finished.json').write_text(json.dumps(\n"
+        "        {'run': summary.run_id, 'cases': summary.selection['cases'], 'failed': failed}))\n"
+    )
+    set_scores(project, expected_scores(), gap_penalty=1)
+    project.runpytest("--screeneval", "-k", "alpha")
+    finished = json.loads((project.path / "finished.json").read_text())
+    assert finished == {"run": 1, "cases": 5, "failed": ["counterfactual-gap[gap]"]}
+
+
+@pytest.mark.parametrize(
+    ("spec", "sentence"),
+    [
+        ("no_such_module_xyz:make", "The scorer module 'no_such_module_xyz' cannot be imported*"),
+        (
+            "json:no_such_factory",
+            "The scorer factory 'no_such_factory' is not a callable in 'json'.",
+        ),
+        ("justaword", "The scorer 'justaword' is neither a built-in (keyword, openai) nor*"),
+    ],
+)
+def test_an_unusable_scorer_setting_is_one_sentence(
+    pytester: pytest.Pytester, spec: str, sentence: str
+) -> None:
+    write_project(pytester)
+    (pytester.path / "conftest.py").unlink()  # no hook: the ini names the scorer
+    result = pytester.runpytest("--screeneval", "-o", f"screeneval_scorer={spec}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: {sentence}"])
+    assert "Traceback" not in result.stderr.str()
