@@ -31,7 +31,7 @@ from .golden import (
 from .options import Settings
 from .rationale import rationale_flags
 from .scoring import JobResult, ScoringJob, load_scorer_factory, run_jobs
-from .scoring_types import Scorer
+from .scoring_types import CriterionScore, Scorer
 from .session_fairness import FairnessItems
 from .session_summary import RunSummary, Summaries
 from .store import RunRecord, ScoreRow, Store, default_url
@@ -388,8 +388,6 @@ class ScreenevalSession(FairnessItems, Summaries):
         then taken from the rows themselves, so the summary still covers what was scored.
         """
         assert self.store is not None and self.run_id is not None
-        from .scoring_types import CriterionScore
-
         grouped: dict[tuple[str, str, int], list[ScoreRow]] = defaultdict(list)
         for row in self.store.scores(self.run_id):
             grouped[(row.case_id, row.variant_key, row.repeat_index)].append(row)
@@ -452,8 +450,6 @@ class ScreenevalSession(FairnessItems, Summaries):
         for row in self.store.scores(previous.run_id):
             if row.error is None:
                 by_input[(row.input_sha256, row.repeat_index)].append(row)
-        from .scoring_types import CriterionScore
-
         reused: dict[tuple[str, str, int], JobResult] = {}
         for job in jobs:
             rows = by_input.get((job.input_sha256, job.repeat_index))
