@@ -2,7 +2,7 @@
 
 It wires the bundled example golden set (``cases/``, see ``[tool.pytest.ini_options]``) to the
 offline keyword scorer, so ``pytest --screeneval`` runs it on a fresh clone with no key and no
-network. In your project, return your own scorer here (see ``pytest_screeneval.hookspecs``).
+network. In your project, return your own scorer here (see ``pytest_screeneval.plugin.hookspecs``).
 """
 
 from __future__ import annotations
@@ -18,6 +18,6 @@ def pytest_screeneval_scorer(config: pytest.Config, rubric: Rubric) -> Scorer | 
     chosen = config.getoption("screeneval_scorer") or config.getini("screeneval_scorer")
     if chosen not in ("", "keyword"):
         return None
-    from pytest_screeneval.scorers.keyword import KeywordScorer
+    from pytest_screeneval.scoring.keyword import KeywordScorer
 
     return KeywordScorer(rubric)

@@ -21,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from pytest_screeneval.rationale import ALL_FLAGS, rationale_flags
+from pytest_screeneval.evidence.rationale.flags import ALL_FLAGS, rationale_flags
 
 __all__ = ["Entry", "FlagScore", "load_entries", "main", "score_flags"]
 

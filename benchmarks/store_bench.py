@@ -24,7 +24,8 @@ from pathlib import Path
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
-from pytest_screeneval.golden import (
+from pytest_screeneval.golden.load import load_golden_set
+from pytest_screeneval.golden.model import (
     Case,
     Criterion,
     Expectation,
@@ -32,11 +33,10 @@ from pytest_screeneval.golden import (
     Rubric,
     Scale,
     Variants,
-    load_golden_set,
 )
-from pytest_screeneval.golden_yaml import write_golden_set
-from pytest_screeneval.scoring_types import ScorerIdentity
-from pytest_screeneval.store import ChainReport, ScoreRow, Store, mask_url
+from pytest_screeneval.golden.write import write_golden_set
+from pytest_screeneval.scoring.protocol import ScorerIdentity
+from pytest_screeneval.store.database import ChainReport, ScoreRow, Store, mask_url
 
 __all__ = ["main"]
 

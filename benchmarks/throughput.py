@@ -28,10 +28,10 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from pytest_screeneval.golden import Case, Criterion, Expectation, Rubric, Scale
-from pytest_screeneval.golden_yaml import dump_case, dump_rubric
-from pytest_screeneval.scorers.prompt_template import load_prompt_template
-from pytest_screeneval.scorers.structured_answer import response_format
+from pytest_screeneval.golden.model import Case, Criterion, Expectation, Rubric, Scale
+from pytest_screeneval.golden.write import dump_case, dump_rubric
+from pytest_screeneval.scoring.openai.answer import response_format
+from pytest_screeneval.scoring.openai.prompt import load_prompt_template
 
 __all__ = ["main"]
 

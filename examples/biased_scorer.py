@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from pytest_screeneval import CriterionScore, Rubric
-from pytest_screeneval.golden import sha256_text
-from pytest_screeneval.scorers.keyword import KeywordScorer, fold_ocr
+from pytest_screeneval.golden.model import sha256_text
+from pytest_screeneval.scoring.keyword import KeywordScorer, fold_ocr
 
 __all__ = ["GAP_PENALTY_POINTS", "HARSH_NAMES", "BiasedScorer", "make_scorer"]
 

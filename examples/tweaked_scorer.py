@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from pytest_screeneval import CriterionScore, Rubric
-from pytest_screeneval.golden import sha256_text
-from pytest_screeneval.scorers.keyword import KeywordScorer
+from pytest_screeneval.golden.model import sha256_text
+from pytest_screeneval.scoring.keyword import KeywordScorer
 
 TWEAKED_CRITERION = "leadership"
 

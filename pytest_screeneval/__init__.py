@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
-from .counterfactual import CounterfactualError, with_attribute
-from .errors import GoldenSetError, ScreenevalError, StoreError
-from .golden import Case, Criterion, Expectation, GoldenSet, Rubric, Scale
-from .scoring_types import CriterionScore, ScoreOutcome, Scorer, ScorerError, ScorerIdentity
+from pytest_screeneval.errors import GoldenSetError, ScreenevalError, StoreError
+from pytest_screeneval.golden.model import Case, Criterion, Expectation, GoldenSet, Rubric, Scale
+from pytest_screeneval.probes.counterfactual import CounterfactualError, with_attribute
+from pytest_screeneval.scoring.protocol import (
+    CriterionScore,
+    ScoreOutcome,
+    Scorer,
+    ScorerError,
+    ScorerIdentity,
+)
 
 __version__ = "0.1.0"
 

@@ -4,7 +4,7 @@
 
 Deterministic: every case has its own seed, nothing depends on today's date or on hash order, so
 re-running the script reproduces the files byte for byte (it writes through
-``pytest_screeneval.golden_yaml``). The script owns the case folders it writes: it removes their
+``pytest_screeneval.golden.write``). The script owns the case folders it writes: it removes their
 ``*.yaml`` files first so a renamed case leaves nothing behind.
 
 Every person, employer, college and rater here is invented. Each resume is built from the levels a
@@ -26,7 +26,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pytest_screeneval.golden import (
+from pytest_screeneval.golden.load import find_pii
+from pytest_screeneval.golden.model import (
     Case,
     Criterion,
     Expectation,
@@ -37,10 +38,9 @@ from pytest_screeneval.golden import (
     VariantAttribute,
     Variants,
     VariantValue,
-    find_pii,
 )
-from pytest_screeneval.golden_yaml import write_golden_set
-from pytest_screeneval.scorers.keyword import KeywordScorer, fold_ocr
+from pytest_screeneval.golden.write import write_golden_set
+from pytest_screeneval.scoring.keyword import KeywordScorer, fold_ocr
 
 __all__ = ["build_golden_set", "main"]
 

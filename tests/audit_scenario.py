@@ -11,9 +11,9 @@ from dataclasses import dataclass, replace
 
 from golden_factory import make_case, make_golden, make_identity, make_rubric
 
-from pytest_screeneval.counterfactual import variant_key
-from pytest_screeneval.golden import Case, Rubric
-from pytest_screeneval.store import ScoreRow, Store
+from pytest_screeneval.golden.model import Case, Rubric
+from pytest_screeneval.probes.counterfactual import variant_key
+from pytest_screeneval.store.database import ScoreRow, Store
 
 __all__ = ["CASE_SCORES", "DEMOGRAPHICS", "Scenario", "build_scenario", "overall_of"]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 
-from pytest_screeneval.golden import (
+from pytest_screeneval.golden.model import (
     Case,
     Criterion,
     Expectation,
@@ -20,8 +20,8 @@ from pytest_screeneval.golden import (
     Variants,
     VariantValue,
 )
-from pytest_screeneval.scoring_types import ScorerIdentity
-from pytest_screeneval.store import ScoreRow
+from pytest_screeneval.scoring.protocol import ScorerIdentity
+from pytest_screeneval.store.database import ScoreRow
 
 __all__ = [
     "CRITERIA",

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from pytest_screeneval.golden import (
+from pytest_screeneval.golden.model import (
     Case,
     Criterion,
     Expectation,
@@ -23,7 +23,7 @@ from pytest_screeneval.golden import (
     Variants,
     VariantValue,
 )
-from pytest_screeneval.golden_yaml import dump_case, dump_rubric, dump_variants
+from pytest_screeneval.golden.write import dump_case, dump_rubric, dump_variants
 
 CRITERIA = ("skills", "experience", "communication")
 
@@ -120,7 +120,7 @@ import re
 import time
 
 from pytest_screeneval import CriterionScore, ScorerError, ScorerIdentity
-from pytest_screeneval.scorers.keyword import fold_ocr
+from pytest_screeneval.scoring.keyword import fold_ocr
 
 HERE = pathlib.Path(__file__).parent
 

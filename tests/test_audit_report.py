@@ -24,9 +24,9 @@ from audit_scenario import (
 )
 from golden_factory import make_identity
 
-from pytest_screeneval.cli import main
+from pytest_screeneval.cli.main import main
 from pytest_screeneval.report.audit import build_audit
-from pytest_screeneval.report.html import SECTIONS, render_html
+from pytest_screeneval.report.html.page import SECTIONS, render_html
 
 CRITERIA = ("experience", "skills", "communication")
 DECIDER = "Morgan Ellery, recruiter"

@@ -10,8 +10,9 @@ import pytest
 import sqlalchemy as sa
 from golden_factory import make_golden, make_identity, make_rows
 
-from pytest_screeneval import store_schema as t
-from pytest_screeneval.chain import (
+from pytest_screeneval.cli.main import main
+from pytest_screeneval.store import schema as t
+from pytest_screeneval.store.chain import (
     GENESIS_HASH,
     RUN_FIELDS,
     SCORE_FIELDS,
@@ -22,8 +23,7 @@ from pytest_screeneval.chain import (
     new_entry,
     record_json,
 )
-from pytest_screeneval.cli import main
-from pytest_screeneval.store import Store
+from pytest_screeneval.store.database import Store
 
 NOW = "2024-05-02T09:30:00+00:00"
 

@@ -11,11 +11,12 @@ from pathlib import Path
 import pytest
 from golden_factory import make_golden, make_identity, make_rows, make_rubric
 
-from pytest_screeneval.cli import accept_run, build_parser, main
+from pytest_screeneval.cli.main import build_parser, main
 from pytest_screeneval.errors import ScreenevalError
-from pytest_screeneval.golden import load_golden_set
-from pytest_screeneval.golden_yaml import write_golden_set
-from pytest_screeneval.store import ScoreRow, Store
+from pytest_screeneval.golden.load import load_golden_set
+from pytest_screeneval.golden.write import write_golden_set
+from pytest_screeneval.session.acceptance import accept_run
+from pytest_screeneval.store.database import ScoreRow, Store
 
 RUBRIC = make_rubric()
 

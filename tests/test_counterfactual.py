@@ -9,7 +9,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_screeneval.counterfactual import (
+from pytest_screeneval.errors import ScreenevalError
+from pytest_screeneval.golden.model import (
+    Case,
+    Expectation,
+    GapPlacement,
+    VariantAttribute,
+    Variants,
+    VariantValue,
+)
+from pytest_screeneval.probes.counterfactual import (
     AttributeGap,
     CounterfactualError,
     VariantScores,
@@ -18,15 +27,6 @@ from pytest_screeneval.counterfactual import (
     summarize_gaps,
     variant_key,
     with_attribute,
-)
-from pytest_screeneval.errors import ScreenevalError
-from pytest_screeneval.golden import (
-    Case,
-    Expectation,
-    GapPlacement,
-    VariantAttribute,
-    Variants,
-    VariantValue,
 )
 
 RESUME = """ANN LEE

@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 from plugin_project import expected_scores, set_scores, write_project
 
-from pytest_screeneval.cli import main as screeneval
-from pytest_screeneval.store import Store
+from pytest_screeneval.cli.main import main as screeneval
+from pytest_screeneval.store.database import Store
 
 # a score row as (case, variant, repeat, criterion, score, error)
 RowKey = tuple[str, str, int, str, int | None, str | None]

@@ -14,7 +14,14 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from pytest_screeneval.errors import GoldenSetError
-from pytest_screeneval.golden import (
+from pytest_screeneval.golden.load import (
+    find_pii,
+    load_case_file,
+    load_golden_set,
+    load_rubric,
+    load_variants,
+)
+from pytest_screeneval.golden.model import (
     Case,
     Criterion,
     Expectation,
@@ -25,13 +32,8 @@ from pytest_screeneval.golden import (
     VariantAttribute,
     Variants,
     VariantValue,
-    find_pii,
-    load_case_file,
-    load_golden_set,
-    load_rubric,
-    load_variants,
 )
-from pytest_screeneval.golden_yaml import (
+from pytest_screeneval.golden.write import (
     case_relative_path,
     dump_case,
     dump_rubric,
@@ -111,7 +113,7 @@ def test_bundled_set_has_no_personal_contact_details(bundled: GoldenSet) -> None
 
 
 def test_bundled_set_is_written_in_the_writers_own_form(bundled: GoldenSet, tmp_path: Path) -> None:
-    """The generator writes through golden_yaml: exporting the set reproduces every file."""
+    """The generator writes through golden.write: exporting the set reproduces every file."""
     written = write_golden_set(bundled, tmp_path / "cases")
     assert len(written) == len(bundled.cases) + 2
     for path in written:

@@ -16,7 +16,7 @@ from audit_scenario import build_scenario
 from cdp import Browser, chromium
 
 from pytest_screeneval.report.audit import build_audit
-from pytest_screeneval.report.html import SECTIONS, render_html
+from pytest_screeneval.report.html.page import SECTIONS, render_html
 
 CHROMIUM = "/usr/bin/chromium"
 

@@ -8,8 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from plugin_project import RUBRIC, make_case
 
-from pytest_screeneval.golden import Criterion, Rubric, Scale
-from pytest_screeneval.metrics import (
+from pytest_screeneval.evidence.metrics import (
     criterion_agreement,
     crossings,
     movements,
@@ -17,6 +16,7 @@ from pytest_screeneval.metrics import (
     slice_agreement,
     wilson_interval,
 )
+from pytest_screeneval.golden.model import Criterion, Rubric, Scale
 
 
 def test_overall_score_is_the_weighted_place_on_the_scale() -> None:

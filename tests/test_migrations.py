@@ -11,9 +11,9 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 
-from pytest_screeneval import store_schema as t
 from pytest_screeneval.errors import StoreError
-from pytest_screeneval.store import MIGRATIONS_DIR, SCHEMA_REVISION, Store, upgrade
+from pytest_screeneval.store import schema as t
+from pytest_screeneval.store.database import MIGRATIONS_DIR, SCHEMA_REVISION, Store, upgrade
 
 
 def describe_schema(url: str) -> dict[str, Any]:

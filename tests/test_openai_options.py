@@ -11,7 +11,7 @@ from datetime import date
 import pytest
 
 from pytest_screeneval.errors import ScreenevalError
-from pytest_screeneval.scorers.openai_options import (
+from pytest_screeneval.scoring.openai.options import (
     OPTIONS,
     OpenAISettings,
     api_key_from_env,
@@ -118,7 +118,8 @@ def test_the_api_key_comes_from_the_environment_only():
 
 def test_the_options_module_does_not_import_openai():
     code = (
-        "import sys, pytest_screeneval.scorers.openai_options, pytest_screeneval.scorers.openai;"
+        "import sys, pytest_screeneval.scoring.openai.options, "
+        "pytest_screeneval.scoring.openai.scorer;"
         "print('openai' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

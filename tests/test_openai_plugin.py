@@ -23,9 +23,9 @@ from typing import Any
 import pytest
 from plugin_project import RUBRIC, make_case
 
-from pytest_screeneval.golden_yaml import dump_case, dump_rubric
-from pytest_screeneval.store import Store
-from pytest_screeneval.store_values import ScoreRow
+from pytest_screeneval.golden.write import dump_case, dump_rubric
+from pytest_screeneval.store.database import Store
+from pytest_screeneval.store.values import ScoreRow
 from pytest_screeneval.testing import ChatServer, ReceivedRequest, Reply
 
 # pytester's in-process runs drop every module a run imported. Imported here first, these stay
@@ -37,8 +37,8 @@ PRELOADED = tuple(
         "openai",
         "hypothesis",
         "sqlalchemy.dialects.sqlite",
-        "pytest_screeneval.session",
-        "pytest_screeneval.scorers.openai",
+        "pytest_screeneval.session.core",
+        "pytest_screeneval.scoring.openai.scorer",
         "pytest_screeneval.report.terminal",
         "pytest_screeneval.report.json",
     )
@@ -99,8 +99,8 @@ def warm_imports(tmp_path_factory: pytest.TempPathFactory) -> None:
     modules keep using the dropped classes, and a later test in this process would see, e.g.,
     a transport exception the client no longer recognises.
     """
-    from pytest_screeneval.scorers.openai import make_scorer
-    from pytest_screeneval.scorers.openai_options import OpenAISettings
+    from pytest_screeneval.scoring.openai.options import OpenAISettings
+    from pytest_screeneval.scoring.openai.scorer import make_scorer
 
     with ChatServer() as chat:
         settings = OpenAISettings(model=MODEL, base_url=chat.base_url)

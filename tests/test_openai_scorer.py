@@ -20,13 +20,13 @@ from typing import Any
 import pytest
 
 from pytest_screeneval.errors import ScreenevalError
-from pytest_screeneval.golden import Criterion, Rubric, Scale
-from pytest_screeneval.scorers.model_pin import check_model_pin, is_floating
-from pytest_screeneval.scorers.openai import OpenAIScorer, make_scorer, parse_retry_after
-from pytest_screeneval.scorers.openai_options import OpenAISettings
-from pytest_screeneval.scorers.prompt_template import BUILTIN_PROMPT, load_prompt_template
-from pytest_screeneval.scorers.structured_answer import parse_answer
-from pytest_screeneval.scoring_types import ScoreOutcome, ScorerError
+from pytest_screeneval.golden.model import Criterion, Rubric, Scale
+from pytest_screeneval.scoring.openai.answer import parse_answer
+from pytest_screeneval.scoring.openai.model_pin import check_model_pin, is_floating
+from pytest_screeneval.scoring.openai.options import OpenAISettings
+from pytest_screeneval.scoring.openai.prompt import BUILTIN_PROMPT, load_prompt_template
+from pytest_screeneval.scoring.openai.scorer import OpenAIScorer, make_scorer, parse_retry_after
+from pytest_screeneval.scoring.protocol import ScoreOutcome, ScorerError
 from pytest_screeneval.testing import ChatServer, Reply
 
 MODEL = "acme-screener-2025-03-01"
@@ -612,4 +612,4 @@ def test_the_builtin_template_forbids_protected_attributes_and_asks_for_quotes()
     assert "quotes the resume verbatim" in system
     assert "experience, skills, communication" in system
     assert f"<resume>\n{RESUME}\n</resume>" in user
-    assert Path(BUILTIN_PROMPT).name == "openai_prompt.txt"
+    assert Path(BUILTIN_PROMPT).name == "prompt.txt"

@@ -9,10 +9,10 @@ from __future__ import annotations
 import asyncio
 import threading
 
-from pytest_screeneval.golden import Criterion, Rubric, Scale
-from pytest_screeneval.scorers.openai import OpenAIScorer, make_scorer
-from pytest_screeneval.scorers.openai_options import OpenAISettings
-from pytest_screeneval.scoring_types import ScoreOutcome
+from pytest_screeneval.golden.model import Criterion, Rubric, Scale
+from pytest_screeneval.scoring.openai.options import OpenAISettings
+from pytest_screeneval.scoring.openai.scorer import OpenAIScorer, make_scorer
+from pytest_screeneval.scoring.protocol import ScoreOutcome
 from pytest_screeneval.testing import ChatServer, Reply
 
 MODEL = "acme-screener-2025-03-01"

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
 
 from pytest_screeneval.errors import ScreenevalError
-from pytest_screeneval.perturb import (
+from pytest_screeneval.probes.perturb import (
     BULLETS,
     PERTURBATION_KINDS,
     OcrEdit,

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from plugin_project import expected_scores, make_case, scorer_calls, set_scores, write_project
 
-from pytest_screeneval.cli import main as screeneval
-from pytest_screeneval.store import Store
+from pytest_screeneval.cli.main import main as screeneval
+from pytest_screeneval.store.database import Store
 
 ACCEPT = ("--screeneval-accept", "--screeneval-accepted-by", "Ada Quill")
 

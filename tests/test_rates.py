@@ -20,12 +20,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_screeneval.rates import (
-    TIE_RULE,
-    Candidate,
-    breakdown,
-    group_rates,
-)
+from pytest_screeneval.evidence.rates import TIE_RULE, Candidate, breakdown, group_rates
 
 ADVANCE_AT = 60.0
 IN, OUT = 80.0, 20.0  # an overall score that is selected / not selected (and above / below)

@@ -19,8 +19,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pytest_screeneval.golden import find_pii, load_golden_set
-from pytest_screeneval.rationale import (
+from pytest_screeneval.evidence.rationale.flags import (
     ALL_FLAGS,
     CRITERION_NOT_NAMED,
     PROTECTED_ATTRIBUTE,
@@ -32,9 +31,10 @@ from pytest_screeneval.rationale import (
     rationale_flags,
     split_sentences,
 )
-from pytest_screeneval.rationale_grounding import input_facts
-from pytest_screeneval.rationale_protected import find_protected
-from pytest_screeneval.scorers.keyword import KeywordScorer
+from pytest_screeneval.evidence.rationale.grounding import input_facts
+from pytest_screeneval.evidence.rationale.protected import find_protected
+from pytest_screeneval.golden.load import find_pii, load_golden_set
+from pytest_screeneval.scoring.keyword import KeywordScorer
 
 DATA = Path(__file__).parent / "data" / "rationales.yaml"
 MIN_PRECISION = 0.95
@@ -508,7 +508,7 @@ def test_the_reference_scorer_earns_no_flags_on_the_bundled_golden_set() -> None
 def test_the_module_is_pure() -> None:
     """The rationale checks import neither pytest nor anything outside the standard library."""
     code = (
-        "import sys; import pytest_screeneval.rationale; "
+        "import sys; import pytest_screeneval.evidence.rationale.flags; "
         "assert 'pytest' not in sys.modules, 'pytest imported'"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

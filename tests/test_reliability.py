@@ -10,7 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_screeneval.reliability import RaterAgreement, krippendorff_alpha, rater_agreement
+from pytest_screeneval.evidence.reliability import (
+    RaterAgreement,
+    krippendorff_alpha,
+    rater_agreement,
+)
 
 LEVELS = ("nominal", "ordinal", "interval")
 

@@ -16,15 +16,10 @@ import pytest
 import sqlalchemy as sa
 from golden_factory import CRITERIA, make_case, make_golden, make_identity, make_rows
 
-from pytest_screeneval import store_schema as t
 from pytest_screeneval.errors import GoldenSetError, StoreError
-from pytest_screeneval.golden import Expectation
-from pytest_screeneval.store import (
-    SCHEMA_REVISION,
-    Store,
-    default_url,
-    mask_url,
-)
+from pytest_screeneval.golden.model import Expectation
+from pytest_screeneval.store import schema as t
+from pytest_screeneval.store.database import SCHEMA_REVISION, Store, default_url, mask_url
 
 NOW = "2024-05-02T09:30:00+00:00"
 
@@ -136,7 +131,7 @@ def test_opening_does_not_import_alembic(store_url: str) -> None:
     Store.open(store_url).close()
     code = (
         "import sys\n"
-        "from pytest_screeneval.store import Store\n"
+        "from pytest_screeneval.store.database import Store\n"
         f"Store.open({store_url!r}).close()\n"
         "print('alembic' in sys.modules)\n"
     )
@@ -729,7 +724,8 @@ def test_two_stores_can_open_the_same_empty_database_at_once(
 ) -> None:
     url = make_store_url()
     code = (
-        "import sys\nfrom pytest_screeneval.store import Store\nStore.open(sys.argv[1]).close()\n"
+        "import sys\nfrom pytest_screeneval.store.database import Store\n"
+        "Store.open(sys.argv[1]).close()\n"
     )
     children = [subprocess.Popen([sys.executable, "-c", code, url]) for _ in range(3)]
     assert [child.wait(timeout=60) for child in children] == [0, 0, 0]

@@ -17,16 +17,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pytest_screeneval.errors import GoldenSetError
-from pytest_screeneval.golden import (
-    Case,
-    Expectation,
-    GapPlacement,
-    GoldenSet,
-    find_pii,
-    load_case_file,
-)
-from pytest_screeneval.golden_yaml import dump_case
-from pytest_screeneval.store import Store
+from pytest_screeneval.golden.load import find_pii, load_case_file
+from pytest_screeneval.golden.model import Case, Expectation, GapPlacement, GoldenSet
+from pytest_screeneval.golden.write import dump_case
+from pytest_screeneval.store.database import Store
 
 RUBRIC = make_rubric()
 VARIANTS = make_variants()

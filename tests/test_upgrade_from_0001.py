@@ -13,10 +13,10 @@ from alembic import command
 from alembic.config import Config
 from golden_factory import make_rows
 
-from pytest_screeneval.cli import main
+from pytest_screeneval.cli.main import main
 from pytest_screeneval.errors import StoreError
-from pytest_screeneval.store import MIGRATIONS_DIR, SCHEMA_REVISION, Store, mask_url
-from pytest_screeneval.store_connect import make_engine, parse_url, sqlite_path
+from pytest_screeneval.store.connect import make_engine, parse_url, sqlite_path
+from pytest_screeneval.store.database import MIGRATIONS_DIR, SCHEMA_REVISION, Store, mask_url
 
 FIRST_RELEASE = "0001"
 TABLES_0001 = (

@@ -21,15 +21,34 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from .. import store_schema as t
-from ..counterfactual import VariantScores, summarize_gaps, variant_key
-from ..errors import ScreenevalError, StoreError
-from ..golden import Case, GoldenSet, Rubric
-from ..metrics import criterion_agreement, crossings, movements, overall_by_case, slice_agreement
-from ..rates import IMPACT_THRESHOLD, MIN_SHARE, RACE, SEX, Candidate, GroupRates, group_rates
-from ..reliability import rater_agreement
-from ..store import Acceptance, RunRecord, ScoreRow, Store, utc_now
-from .audit_sections import acceptance_entry, group_rates_doc, provenance, run_identity
+from pytest_screeneval.errors import ScreenevalError, StoreError
+from pytest_screeneval.evidence.metrics import (
+    criterion_agreement,
+    crossings,
+    movements,
+    overall_by_case,
+    slice_agreement,
+)
+from pytest_screeneval.evidence.rates import (
+    IMPACT_THRESHOLD,
+    MIN_SHARE,
+    RACE,
+    SEX,
+    Candidate,
+    GroupRates,
+    group_rates,
+)
+from pytest_screeneval.evidence.reliability import rater_agreement
+from pytest_screeneval.golden.model import Case, GoldenSet, Rubric
+from pytest_screeneval.probes.counterfactual import VariantScores, summarize_gaps, variant_key
+from pytest_screeneval.report.audit_sections import (
+    acceptance_entry,
+    group_rates_doc,
+    provenance,
+    run_identity,
+)
+from pytest_screeneval.store import schema as t
+from pytest_screeneval.store.database import Acceptance, RunRecord, ScoreRow, Store, utc_now
 
 __all__ = ["FORMAT", "PERTURB_PREFIX", "build_audit", "write_audit_json"]
 

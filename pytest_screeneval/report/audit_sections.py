@@ -7,9 +7,9 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping
 from typing import Any
 
-from ..golden import GoldenSet, Rubric
-from ..rates import Breakdown, GroupRates
-from ..store import RunRecord
+from pytest_screeneval.evidence.rates import Breakdown, GroupRates
+from pytest_screeneval.golden.model import GoldenSet, Rubric
+from pytest_screeneval.store.database import RunRecord
 
 __all__ = ["acceptance_entry", "group_rates_doc", "provenance", "run_identity"]
 

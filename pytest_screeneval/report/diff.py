@@ -5,12 +5,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..metrics import ScoreTable, criterion_agreement, crossings, movements, slice_agreement
-from .terminal import agreement_table, movement_table, slice_table, table
+from pytest_screeneval.evidence.metrics import (
+    ScoreTable,
+    criterion_agreement,
+    crossings,
+    movements,
+    slice_agreement,
+)
+from pytest_screeneval.report.terminal import agreement_table, movement_table, slice_table, table
 
 if TYPE_CHECKING:
-    from ..golden import Case, Rubric
-    from ..store import RunRecord, ScoreRow
+    from pytest_screeneval.golden.model import Case, Rubric
+    from pytest_screeneval.store.database import RunRecord, ScoreRow
 
 __all__ = ["diff_lines", "score_table"]
 

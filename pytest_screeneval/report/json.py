@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..session import ScreenevalSession
-    from ..session_summary import RunSummary
+    from pytest_screeneval.session.core import ScreenevalSession
+    from pytest_screeneval.session.summary import RunSummary
 
 __all__ = ["summary_document", "write_json"]
 

@@ -6,9 +6,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..metrics import CriterionAgreement, Movement, SliceAgreement
-    from ..session import ScreenevalSession
-    from ..session_summary import RunSummary
+    from pytest_screeneval.evidence.metrics import CriterionAgreement, Movement, SliceAgreement
+    from pytest_screeneval.session.core import ScreenevalSession
+    from pytest_screeneval.session.summary import RunSummary
 
 __all__ = ["agreement_table", "movement_table", "render", "slice_table", "table"]
 

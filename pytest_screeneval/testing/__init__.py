@@ -6,6 +6,12 @@ Nothing here is imported by the plugin itself; users import it from their own te
 
 from __future__ import annotations
 
-from .chat_server import FIRST_CRITERION, ChatServer, ReceivedRequest, Reply, default_answer
+from pytest_screeneval.testing.chat_server import (
+    FIRST_CRITERION,
+    ChatServer,
+    ReceivedRequest,
+    Reply,
+    default_answer,
+)
 
 __all__ = ["FIRST_CRITERION", "ChatServer", "ReceivedRequest", "Reply", "default_answer"]

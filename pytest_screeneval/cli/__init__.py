@@ -1,0 +1,1 @@
+"""The ``screeneval`` command."""

@@ -1,0 +1,1 @@
+"""Rationale checks: length, relevance, protected terms and grounding."""

@@ -1,0 +1,208 @@
+"""Rationale flags: is a scorer's reason short, long, off-criterion, protected or made up?
+
+``rationale_flags`` runs on every (case, criterion) item (DESIGN §7): a ``protected-attribute``
+flag always fails the item, the others fail it or warn as configured. The checks are cheap,
+offline and deterministic; ``rationale_findings`` says what triggered each flag, for the
+failure message.
+
+- ``too-short``: fewer than ``MIN_WORDS`` words (an empty rationale is too short).
+- ``too-long``: more than ``MAX_SENTENCES`` sentences (abbreviations, decimals and versions do
+  not end a sentence; each bullet line is one).
+- ``criterion-not-named``: the rationale does not name the criterion. The name is split into
+  words (``system_design``, ``systemDesign`` and ``system-design`` give "system" and "design";
+  "of", "and" and the like are dropped) and each word matches its inflections by light
+  stemming: "communicates", "communicator" and "communication" are one word, "leader" names
+  "leadership", "reliable" names "reliability", "tests" names "testing"; a different word for
+  the same thing ("leads" for "leadership") does not. Names of one or two words need every word,
+  longer names all but one.
+- ``protected-attribute``: see :mod:`pytest_screeneval.evidence.rationale.protected`.
+- ``ungrounded``: see :mod:`pytest_screeneval.evidence.rationale.grounding`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from pytest_screeneval.evidence.rationale.grounding import ungrounded_claims
+from pytest_screeneval.evidence.rationale.protected import find_protected
+from pytest_screeneval.evidence.rationale.text import (
+    count_words,
+    normalise,
+    sentence_spans,
+    split_sentences,
+)
+
+__all__ = [
+    "ALL_FLAGS",
+    "CRITERION_NOT_NAMED",
+    "MAX_SENTENCES",
+    "MIN_WORDS",
+    "PROTECTED_ATTRIBUTE",
+    "TOO_LONG",
+    "TOO_SHORT",
+    "UNGROUNDED",
+    "Finding",
+    "count_words",
+    "criterion_named",
+    "rationale_findings",
+    "rationale_flags",
+    "split_sentences",
+]
+
+TOO_SHORT = "too-short"
+TOO_LONG = "too-long"
+CRITERION_NOT_NAMED = "criterion-not-named"
+PROTECTED_ATTRIBUTE = "protected-attribute"
+UNGROUNDED = "ungrounded"
+ALL_FLAGS = (CRITERION_NOT_NAMED, PROTECTED_ATTRIBUTE, TOO_LONG, TOO_SHORT, UNGROUNDED)
+
+MIN_WORDS = 8
+MAX_SENTENCES = 3
+
+
+@dataclass(frozen=True, order=True)
+class Finding:
+    """One flag and what raised it, e.g. ``protected-attribute`` with
+    ``national origin or nationality: 'native Spanish speaker'``."""
+
+    flag: str
+    detail: str
+
+
+def rationale_flags(
+    input_text: str,
+    criterion: str,
+    score: int,
+    rationale: str,
+    evidence: Sequence[str] = (),
+) -> list[str]:
+    """The flags a rationale earns, sorted and unique (a subset of ``ALL_FLAGS``)."""
+    findings = rationale_findings(input_text, criterion, score, rationale, evidence)
+    return sorted({finding.flag for finding in findings})
+
+
+def rationale_findings(
+    input_text: str,
+    criterion: str,
+    score: int,
+    rationale: str,
+    evidence: Sequence[str] = (),
+) -> list[Finding]:
+    """Every flag with its reason, sorted by flag then detail.
+
+    ``evidence`` is the scorer's quotes from the resume (a single string is one quote).
+    """
+    text = normalise(rationale or "")
+    quotes = (evidence,) if isinstance(evidence, str) else tuple(evidence or ())
+    findings: list[Finding] = []
+    words = count_words(text)
+    if words < MIN_WORDS:
+        findings.append(Finding(TOO_SHORT, f"{words} words, fewer than {MIN_WORDS}"))
+    sentences = len(sentence_spans(text))
+    if sentences > MAX_SENTENCES:
+        findings.append(Finding(TOO_LONG, f"{sentences} sentences, more than {MAX_SENTENCES}"))
+    if not criterion_named(criterion, text):
+        findings.append(Finding(CRITERION_NOT_NAMED, f"does not name {criterion!r}"))
+    protected = find_protected(text)
+    findings.extend(
+        Finding(PROTECTED_ATTRIBUTE, f"{match.category}: {match.text!r}") for match in protected
+    )
+    problems = ungrounded_claims(
+        input_text,
+        text,
+        quotes,
+        score=score,
+        criterion_words=_criterion_words(criterion),
+        not_claims=tuple((match.start, match.end) for match in protected),
+    )
+    findings.extend(Finding(UNGROUNDED, problem) for problem in problems)
+    return sorted(set(findings))
+
+
+# --------------------------------------------------------------------------------------------
+# Naming the criterion
+# --------------------------------------------------------------------------------------------
+
+_STOPWORDS = frozenset(
+    ("and", "or", "of", "the", "a", "an", "in", "to", "for", "with", "on", "at", "&")
+)
+# Inflectional and derivational endings, longest first; a stem keeps at least three letters.
+_SUFFIX_TEXT = """
+    s es ed d ing ings er ers or ors ion ions ation ations ational ative atively ator ators
+    ate ates ated ating ive ives ively ly al ally ity ities ment ments ement ements ance
+    ances ence ences e ship ships ness ic ical ically ist ists y ies ied ability able ably
+    ibility ible
+"""
+_SUFFIXES = tuple(sorted(_SUFFIX_TEXT.split(), key=len, reverse=True))
+_SUFFIX_SET = frozenset(_SUFFIXES) | {""}
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_NAME_SPLIT = re.compile(r"[\s_\-./]+")
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+@lru_cache(maxsize=4096)
+def _stem(word: str) -> str:
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+@lru_cache(maxsize=65536)
+def _same_word(criterion_word: str, word: str) -> bool:
+    if word == criterion_word:
+        return True
+    cstem, wstem = _stem(criterion_word), _stem(word)
+    if cstem == wstem:
+        return True
+    for stem, other in ((cstem, word), (wstem, criterion_word)):
+        if other.startswith(stem) and other[len(stem) :] in _SUFFIX_SET:
+            return True
+        # "planning" / "plans": a doubled final consonant
+        doubled = len(stem) > 3 and stem[-1] == stem[-2] and other.startswith(stem[:-1])
+        if doubled and other[len(stem) - 1 :] in _SUFFIX_SET:
+            return True
+    shorter, longer = sorted((cstem, wstem), key=len)
+    return len(shorter) >= 5 and longer.startswith(shorter) and len(longer) - len(shorter) <= 3
+
+
+# Short forms a rationale uses for a criterion word ("tech skills", "comms").
+_ABBREVIATIONS = {
+    "tech": ("technical", "technology", "technologies"),
+    "comms": ("communication", "communications"),
+    "mgmt": ("management",),
+    "infra": ("infrastructure",),
+    "perf": ("performance",),
+    "admin": ("administration",),
+    "ops": ("operations",),
+    "dev": ("development",),
+}
+
+
+@lru_cache(maxsize=1024)
+def _criterion_words(criterion: str) -> frozenset[str]:
+    return frozenset(_criterion_word_list(criterion))
+
+
+@lru_cache(maxsize=1024)
+def _criterion_word_list(criterion: str) -> tuple[str, ...]:
+    parts = _NAME_SPLIT.split(_CAMEL.sub(" ", criterion.strip()))
+    words = [p.lower() for p in parts if p]
+    content = [w for w in words if w not in _STOPWORDS]
+    return tuple(content or words)
+
+
+def criterion_named(criterion: str, rationale: str) -> bool:
+    """Whether the rationale names the criterion (see the module docstring for the rule)."""
+    wanted = _criterion_word_list(criterion)
+    if not wanted:
+        return True
+    present = set(_WORD.findall(rationale.lower()))
+    for short in present & _ABBREVIATIONS.keys():
+        present.update(_ABBREVIATIONS[short])
+    found = sum(1 for c in wanted if any(_same_word(c, w) for w in present))
+    needed = len(wanted) if len(wanted) <= 2 else len(wanted) - 1
+    return found >= needed

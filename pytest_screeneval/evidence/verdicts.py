@@ -1,0 +1,220 @@
+"""Item verdicts (DESIGN §7): why a (case, criterion) or (case, decision) item passes or fails.
+
+Pure module. The plugin gathers plain values (the score, the baseline, a review) and asks here;
+the answer carries the readable block that pytest shows for a failure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pytest_screeneval.evidence.metrics import is_within
+from pytest_screeneval.golden.model import Case, Rubric
+
+__all__ = [
+    "BaselineInfo",
+    "CriterionEvidence",
+    "ReviewInfo",
+    "Tolerances",
+    "Verdict",
+    "criterion_verdict",
+    "decision_verdict",
+]
+
+PROTECTED = "protected-attribute"
+
+
+@dataclass(frozen=True)
+class BaselineInfo:
+    run_id: int
+    accepted_by: str
+    accepted_at: str
+
+    def describe(self) -> str:
+        return f"run {self.run_id}, accepted by {self.accepted_by} on {self.accepted_at[:10]}"
+
+
+@dataclass(frozen=True)
+class ReviewInfo:
+    reviewed_by: str
+    reviewed_at: str
+    note: str
+
+    def describe(self) -> str:
+        note = f': "{self.note}"' if self.note else ""
+        return f"reviewed by {self.reviewed_by} on {self.reviewed_at[:10]}{note}"
+
+
+@dataclass(frozen=True)
+class CriterionEvidence:
+    """What the run produced for one (case, criterion), repeat 0, original text."""
+
+    score: int | None
+    rationale: str
+    confidence: float | None
+    error: str | None
+    flags: tuple[str, ...]
+    served_model_mismatch: str | None = None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    passed: bool
+    reasons: tuple[str, ...]  # why it failed (empty when passed)
+    notes: tuple[str, ...]  # warnings and reviews that let it pass
+    block: str  # the readable block shown on failure
+    properties: tuple[tuple[str, str], ...] = ()  # for JUnit XML: score, expected, baseline
+
+
+@dataclass(frozen=True)
+class Tolerances:
+    expected: float
+    movement: float
+    contested_max_confidence: float
+    soft_flags_fail: bool
+
+
+def _expectation_line(case: Case, criterion: str, tolerance: float) -> str:
+    expectation = case.expected[criterion]
+    who = f"set by {expectation.set_by} on {str(expectation.set_at)[:10]}"
+    ratings = case.ratings.get(criterion)
+    if not ratings:
+        return f"{expectation.score} ± {tolerance:g} ({who})"
+    raters = ", ".join(f"{rater} {score}" for rater, score in sorted(ratings.items()))
+    if case.is_contested(criterion):
+        low, high = case.rater_range(criterion)  # type: ignore[misc]
+        return f"contested, raters' range {low}..{high} (raters: {raters})"
+    return f"{case.expected_score(criterion):g} ± {tolerance:g}, median of raters: {raters} ({who})"
+
+
+def criterion_verdict(
+    case: Case,
+    criterion: str,
+    evidence: CriterionEvidence,
+    tolerances: Tolerances,
+    baseline: BaselineInfo | None,
+    baseline_score: int | None,
+    review: ReviewInfo | None,
+) -> Verdict:
+    reasons: list[str] = []
+    notes: list[str] = []
+    score = evidence.score
+    if evidence.error is not None:
+        reasons.append(f"scorer error: {evidence.error}")
+    if evidence.served_model_mismatch:
+        reasons.append(evidence.served_model_mismatch)
+    if PROTECTED in evidence.flags:
+        reasons.append("the rationale refers to a protected attribute")
+    soft = [f for f in evidence.flags if f != PROTECTED]
+    if soft:
+        if tolerances.soft_flags_fail:
+            reasons.append(f"rationale flags: {', '.join(soft)}")
+        else:
+            notes.append(f"rationale flags (warn only): {', '.join(soft)}")
+    if score is not None:
+        if case.is_contested(criterion):
+            low, high = case.rater_range(criterion)  # type: ignore[misc]
+            if not is_within(case, criterion, score, tolerances.expected):
+                reasons.append(
+                    f"contested item scored {score}, outside the raters' range {low}..{high}"
+                )
+            if (
+                evidence.confidence is not None
+                and evidence.confidence > tolerances.contested_max_confidence + 1e-9
+            ):
+                reasons.append(
+                    f"confidence {evidence.confidence:.2f} on a contested item is above "
+                    f"{tolerances.contested_max_confidence:.2f}"
+                )
+        else:
+            distance = abs(score - case.expected_score(criterion))
+            if distance > tolerances.expected + 1e-9:
+                reasons.append(
+                    f"{distance:g} from the expected score, tolerance {tolerances.expected:g}"
+                )
+        if baseline is not None and baseline_score is not None:
+            moved = abs(score - baseline_score)
+            if moved > tolerances.movement + 1e-9:
+                if review is not None:
+                    notes.append(f"moved {baseline_score} → {score}, {review.describe()}")
+                else:
+                    reasons.append(
+                        f"moved {baseline_score} → {score} against the baseline, tolerance "
+                        f"{tolerances.movement:g}, not reviewed"
+                    )
+
+    lines = [f"{case.id} · {criterion}"]
+    lines.append(f"  score      {score if score is not None else 'none'}")
+    lines.append(f"  expected   {_expectation_line(case, criterion, tolerances.expected)}")
+    if baseline is None:
+        lines.append("  baseline   none accepted yet")
+    else:
+        before = "not scored" if baseline_score is None else str(baseline_score)
+        lines.append(
+            f"  baseline   {before} → {score if score is not None else 'none'}   "
+            f"({baseline.describe()})"
+        )
+    if evidence.rationale:
+        lines.append(f"  rationale  {evidence.rationale}")
+    if evidence.confidence is not None:
+        lines.append(f"  confidence {evidence.confidence:.2f}")
+    lines.append(f"  flags      {', '.join(evidence.flags) if evidence.flags else 'none'}")
+    for reason in reasons:
+        lines.append(f"  FAILED     {reason}")
+    for note in notes:
+        lines.append(f"  note       {note}")
+    properties = (
+        ("score", "none" if score is None else str(score)),
+        ("expected", f"{case.expected_score(criterion):g}"),
+        ("baseline", "none" if baseline_score is None else str(baseline_score)),
+        ("flags", ",".join(evidence.flags)),
+    )
+    return Verdict(not reasons, tuple(reasons), tuple(notes), "\n".join(lines), properties)
+
+
+def decision_verdict(
+    case: Case,
+    rubric: Rubric,
+    overall: float | None,
+    missing: Sequence[str],
+    baseline: BaselineInfo | None,
+    baseline_overall: float | None,
+    review: ReviewInfo | None,
+) -> Verdict:
+    reasons: list[str] = []
+    notes: list[str] = []
+    lines = [f"{case.id} · decision (advance at {rubric.advance_at:g})"]
+    if overall is None:
+        reasons.append(f"no overall score: no usable score for {', '.join(missing)}")
+        lines.append("  overall    none")
+    else:
+        lines.append(f"  overall    {overall:.1f} → {rubric.decision(overall)}")
+    if baseline is None:
+        lines.append("  baseline   none accepted yet")
+    elif baseline_overall is None:
+        lines.append(f"  baseline   not scored ({baseline.describe()})")
+    else:
+        lines.append(
+            f"  baseline   {baseline_overall:.1f} → {rubric.decision(baseline_overall)}   "
+            f"({baseline.describe()})"
+        )
+        if overall is not None and rubric.decision(overall) != rubric.decision(baseline_overall):
+            crossing = f"{rubric.decision(baseline_overall)} → {rubric.decision(overall)}"
+            if review is not None:
+                notes.append(f"crossing {crossing}, {review.describe()}")
+            else:
+                reasons.append(
+                    f"the decision crossed {crossing} against the baseline; a person must review "
+                    f"it (screeneval review RUN {case.id} --by NAME --note TEXT)"
+                )
+    for reason in reasons:
+        lines.append(f"  FAILED     {reason}")
+    for note in notes:
+        lines.append(f"  note       {note}")
+    properties = (
+        ("overall", "none" if overall is None else f"{overall:.1f}"),
+        ("baseline", "none" if baseline_overall is None else f"{baseline_overall:.1f}"),
+        ("decision", "none" if overall is None else rubric.decision(overall)),
+    )
+    return Verdict(not reasons, tuple(reasons), tuple(notes), "\n".join(lines), properties)

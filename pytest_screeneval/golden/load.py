@@ -1,0 +1,515 @@
+"""The golden set on disk: read and validate the YAML folder into the model (DESIGN §4).
+
+Pure module: no pytest, no database. Every rule is checked with an error that names the file and
+the line, so a user can go straight to the mistake.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from pytest_screeneval.errors import GoldenSetError
+from pytest_screeneval.golden.model import (
+    ALL_CRITERIA,
+    DECISION,
+    RUBRIC_FILE,
+    VARIANTS_FILE,
+    AttributeValue,
+    Case,
+    Criterion,
+    Expectation,
+    GapPlacement,
+    GoldenSet,
+    Rubric,
+    Scale,
+    VariantAttribute,
+    Variants,
+    VariantValue,
+)
+
+__all__ = [
+    "find_pii",
+    "load_case_file",
+    "load_golden_set",
+    "load_rubric",
+    "load_variants",
+]
+
+# --------------------------------------------------------------------------------------------
+# YAML with line numbers
+# --------------------------------------------------------------------------------------------
+
+
+class _LineMap(dict):
+    """A mapping loaded from YAML that remembers the line of each key (1-based)."""
+
+    line: int = 0
+    key_lines: dict[Any, int]
+
+
+# libyaml's parser when PyYAML was built with it (about 10x faster on a large golden set); the
+# nodes it composes carry the same line marks, so errors still name the line.
+_SafeLoaderBase: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _LineLoader(_SafeLoaderBase):  # type: ignore[misc, valid-type]
+    pass
+
+
+def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> _LineMap:
+    loader.flatten_mapping(node)
+    result = _LineMap()
+    result.line = node.start_mark.line + 1
+    result.key_lines = {}
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        if key in result:
+            raise _YamlProblem(key_node.start_mark.line + 1, f"duplicate key {key!r}")
+        result[key] = loader.construct_object(value_node, deep=True)
+        result.key_lines[key] = key_node.start_mark.line + 1
+    return result
+
+
+def _construct_timestamp_as_text(loader: _LineLoader, node: yaml.ScalarNode) -> str:
+    # Dates stay text: they are records of when a person decided, not values to compute with.
+    return str(loader.construct_scalar(node))
+
+
+_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+_LineLoader.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp_as_text)
+
+
+class _YamlProblem(Exception):
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(message)
+        self.line = line
+        self.message = message
+
+
+def _read_yaml(path: Path, shown: str) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise GoldenSetError(
+            f"{shown}: not UTF-8 text ({exc.reason} at byte {exc.start})."
+        ) from None
+    except OSError as exc:
+        raise GoldenSetError(f"{shown}: cannot be read ({exc.strerror}).") from None
+    try:
+        return yaml.load(text, Loader=_LineLoader)
+    except _YamlProblem as exc:
+        raise GoldenSetError(f"{shown}, line {exc.line}: {exc.message}.") from None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark else 0
+        problem = (exc.problem or exc.context or "invalid YAML").rstrip(".")
+        raise GoldenSetError(f"{shown}, line {line}: malformed YAML, {problem}.") from None
+    except yaml.YAMLError as exc:
+        raise GoldenSetError(f"{shown}: malformed YAML ({exc}).") from None
+
+
+class _Fields:
+    """Reads one YAML mapping field by field; every error names the file and line."""
+
+    def __init__(self, data: Any, shown: str, what: str, line: int = 0) -> None:
+        self.shown = shown
+        self.what = what
+        if not isinstance(data, dict):
+            got = "nothing" if data is None else type(data).__name__
+            raise GoldenSetError(
+                f"{shown}, line {max(line, 1)}: {what} must be a mapping, got {got}."
+            )
+        self.data = data
+        self.line = getattr(data, "line", line) or line or 1
+
+    def line_of(self, key: str) -> int:
+        return getattr(self.data, "key_lines", {}).get(key, self.line)
+
+    def fail(self, message: str, key: str | None = None) -> GoldenSetError:
+        line = self.line_of(key) if key is not None else self.line
+        return GoldenSetError(f"{self.shown}, line {line}: {message}.")
+
+    def check_known(self, required: Iterable[str], optional: Iterable[str] = ()) -> None:
+        required = tuple(required)
+        known = set(required) | set(optional)
+        for key in self.data:
+            if key not in known:
+                raise self.fail(
+                    f"unknown field {key!r} in {self.what} "
+                    f"(known fields: {', '.join(sorted(known))})",
+                    key,
+                )
+        for key in required:
+            if key not in self.data:
+                raise self.fail(f"missing field {key!r} in {self.what}")
+
+    def text(self, key: str, default: str | None = None, *, allow_empty: bool = False) -> str:
+        if key not in self.data:
+            if default is None:
+                raise self.fail(f"missing field {key!r} in {self.what}")
+            return default
+        value = self.data[key]
+        if isinstance(value, bool) or not isinstance(value, str | int | float):
+            raise self.fail(f"{key!r} must be text, got {type(value).__name__}", key)
+        value = str(value)
+        if not allow_empty and not value.strip():
+            raise self.fail(f"{key!r} must not be empty", key)
+        return value
+
+    def number(self, key: str, default: float | None = None) -> float:
+        if key not in self.data:
+            if default is None:
+                raise self.fail(f"missing field {key!r} in {self.what}")
+            return default
+        value = self.data[key]
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise self.fail(f"{key!r} must be a number, got {value!r}", key)
+        return float(value)
+
+    def integer(self, key: str) -> int:
+        value = self.data.get(key)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.fail(f"{key!r} must be a whole number, got {value!r}", key)
+        return value
+
+    def mapping(self, key: str, what: str) -> _Fields:
+        return _Fields(self.data.get(key), self.shown, what, self.line_of(key))
+
+
+# --------------------------------------------------------------------------------------------
+# Loading
+# --------------------------------------------------------------------------------------------
+
+_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+_EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")
+_PHONE = re.compile(
+    r"(?<![\w-])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{3}\)|\d{3})[\s.-]?\d{3}[\s.-]?\d{4}(?![\w-])"
+    r"|(?<![\w-])\+\d{1,3}(?:[\s.-]?\d{2,4}){3,5}(?![\w-])"
+)
+
+
+def find_pii(text: str) -> tuple[str, str] | None:
+    """The first e-mail address or phone number in a text, as (kind, match), or None."""
+    for kind, pattern in (("an e-mail address", _EMAIL), ("a phone number", _PHONE)):
+        found = pattern.search(text)
+        if found:
+            return kind, found.group(0)
+    return None
+
+
+def load_rubric(path: Path, shown: str | None = None) -> Rubric:
+    shown = shown or str(path)
+    top = _Fields(_read_yaml(path, shown), shown, "the rubric")
+    top.check_known(["id", "scale", "advance_at", "criteria"], ["version", "description"])
+    scale_fields = top.mapping("scale", "the scale")
+    scale_fields.check_known(["min", "max"])
+    scale = Scale(scale_fields.integer("min"), scale_fields.integer("max"))
+    if scale.max <= scale.min:
+        raise scale_fields.fail(f"scale max ({scale.max}) must be above min ({scale.min})")
+    advance_at = top.number("advance_at")
+    if not 0 <= advance_at <= 100:
+        raise top.fail(f"advance_at must be between 0 and 100, got {advance_at:g}", "advance_at")
+    raw_criteria = top.data["criteria"]
+    if not isinstance(raw_criteria, list) or not raw_criteria:
+        raise top.fail("criteria must be a non-empty list", "criteria")
+    criteria: list[Criterion] = []
+    for raw in raw_criteria:
+        item = _Fields(raw, shown, "a criterion", top.line_of("criteria"))
+        item.check_known(["name", "description"], ["weight", "keywords"])
+        name = item.text("name")
+        if name in (c.name for c in criteria):
+            raise item.fail(f"duplicate criterion {name!r}", "name")
+        if name in (DECISION, ALL_CRITERIA):
+            raise item.fail(f"{name!r} is reserved and cannot name a criterion", "name")
+        weight = item.number("weight", 1.0)
+        if weight <= 0:
+            raise item.fail(f"weight of {name!r} must be positive, got {weight:g}", "weight")
+        keywords: dict[int, tuple[str, ...]] = {}
+        if "keywords" in item.data:
+            levels = item.mapping("keywords", f"the keywords of {name!r}")
+            for level, words in levels.data.items():
+                if isinstance(level, bool) or not isinstance(level, int):
+                    raise levels.fail(f"keyword level {level!r} must be a whole number", level)
+                if not scale.contains(level):
+                    raise levels.fail(
+                        f"keyword level {level} of {name!r} is off the scale "
+                        f"{scale.min}..{scale.max}",
+                        level,
+                    )
+                if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
+                    raise levels.fail(f"keywords at level {level} must be a list of text", level)
+                keywords[level] = tuple(words)
+        criteria.append(
+            Criterion(
+                name=name, description=item.text("description"), weight=weight, keywords=keywords
+            )
+        )
+    return Rubric(
+        id=top.text("id"),
+        version=top.text("version", "1"),
+        scale=scale,
+        advance_at=advance_at,
+        criteria=tuple(criteria),
+    )
+
+
+def load_variants(path: Path, shown: str | None = None) -> Variants:
+    shown = shown or str(path)
+    if not path.exists():
+        return Variants()
+    top = _Fields(_read_yaml(path, shown), shown, "the variants")
+    top.check_known(["attributes"])
+    attrs = top.mapping("attributes", "the variant attributes")
+    result: dict[str, VariantAttribute] = {}
+    for name in attrs.data:
+        spec = attrs.mapping(name, f"attribute {name!r}")
+        spec.check_known(["values"], ["kind", "description"])
+        kind = spec.text("kind", "replace")
+        if kind not in ("replace", "insert"):
+            raise spec.fail(f"kind of {name!r} must be 'replace' or 'insert', got {kind!r}", "kind")
+        raw_values = spec.data["values"]
+        if not isinstance(raw_values, list) or len(raw_values) < 2:
+            raise spec.fail(f"attribute {name!r} needs a list of at least two values", "values")
+        values: list[VariantValue] = []
+        for raw in raw_values:
+            if raw is None or isinstance(raw, str):
+                values.append(VariantValue(raw))
+                continue
+            entry = _Fields(raw, shown, f"a value of {name!r}", spec.line_of("values"))
+            entry.check_known(["value"], ["groups"])
+            value = entry.data["value"]
+            if value is not None and not isinstance(value, str):
+                raise entry.fail(f"a value of {name!r} must be text or null", "value")
+            if value is None and kind == "replace":
+                raise entry.fail(
+                    f"a value of replace-type attribute {name!r} cannot be null", "value"
+                )
+            groups: dict[str, str] = {}
+            if "groups" in entry.data:
+                group_fields = entry.mapping("groups", "the groups")
+                groups = {str(k): str(v) for k, v in group_fields.data.items()}
+            values.append(VariantValue(value, groups))
+        seen = [v.value for v in values]
+        if len(set(seen)) != len(seen):
+            raise spec.fail(f"attribute {name!r} lists a value twice", "values")
+        result[str(name)] = VariantAttribute(str(name), kind, tuple(values))
+    return Variants(result)
+
+
+_CASE_REQUIRED = ("id", "label", "rubric", "input_text", "expected")
+_CASE_OPTIONAL = (
+    "slices",
+    "ratings",
+    "attributes",
+    "demographics",
+    "xfail",
+    "retired_at",
+    "source",
+)
+
+
+def load_case_file(
+    path: Path, rubric: Rubric, shown: str | None = None, variants: Variants | None = None
+) -> Case:
+    """Load and validate one case file against its rubric (and the variants, if given)."""
+    shown = shown or str(path)
+    top = _Fields(_read_yaml(path, shown), shown, "a case")
+    top.check_known(_CASE_REQUIRED, _CASE_OPTIONAL)
+    case_id = top.text("id")
+    if not _ID_PATTERN.match(case_id):
+        raise top.fail(f"case id {case_id!r} may hold only letters, digits, '.', '_' and '-'", "id")
+    rubric_id = top.text("rubric")
+    if rubric_id != rubric.id:
+        raise top.fail(
+            f"case {case_id} names rubric {rubric_id!r}, but the rubric is {rubric.id!r}", "rubric"
+        )
+    input_text = top.text("input_text")
+    pii = find_pii(input_text)
+    if pii is not None:
+        kind, found = pii
+        raise top.fail(
+            f"case {case_id} still contains {kind} ({found!r}) in input_text; de-identify it",
+            "input_text",
+        )
+
+    criteria = set(rubric.criterion_names)
+
+    def check_criterion(block: _Fields, key: Any, allow_all: bool = False) -> str:
+        name = str(key)
+        if name not in criteria and not (allow_all and name == ALL_CRITERIA):
+            raise block.fail(
+                f"unknown criterion {name!r} in case {case_id} "
+                f"(the rubric has: {', '.join(rubric.criterion_names)})",
+                key,
+            )
+        return name
+
+    def check_score(block: _Fields, key: Any, value: Any, what: str) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise block.fail(f"{what} must be a whole number, got {value!r}", key)
+        if not rubric.scale.contains(value):
+            raise block.fail(
+                f"{what} {value} is off the scale {rubric.scale.min}..{rubric.scale.max}", key
+            )
+        return value
+
+    expected_block = top.mapping("expected", "the expected scores")
+    expected: dict[str, Expectation] = {}
+    for key in expected_block.data:
+        criterion = check_criterion(expected_block, key)
+        entry = expected_block.mapping(key, f"the expectation for {criterion!r}")
+        entry.check_known(["score", "set_by", "set_at"])
+        expected[criterion] = Expectation(
+            criterion=criterion,
+            score=check_score(
+                entry, "score", entry.data["score"], f"expected score of {criterion!r}"
+            ),
+            set_by=entry.text("set_by"),
+            set_at=entry.text("set_at"),
+        )
+    missing = [c for c in rubric.criterion_names if c not in expected]
+    if missing:
+        raise expected_block.fail(
+            f"case {case_id} has no expected score for {', '.join(repr(m) for m in missing)}"
+        )
+
+    ratings: dict[str, dict[str, int]] = {}
+    if "ratings" in top.data:
+        block = top.mapping("ratings", "the ratings")
+        for key in block.data:
+            criterion = check_criterion(block, key)
+            raters = block.mapping(key, f"the ratings of {criterion!r}")
+            ratings[criterion] = {
+                str(rater): check_score(raters, rater, value, f"rating by {rater} of {criterion!r}")
+                for rater, value in raters.data.items()
+            }
+
+    xfail: dict[str, str] = {}
+    if "xfail" in top.data:
+        block = top.mapping("xfail", "the xfail reasons")
+        for key, reason in block.data.items():
+            name = check_criterion(block, key, allow_all=True) if key != DECISION else DECISION
+            if not isinstance(reason, str) or not reason.strip():
+                raise block.fail(f"the xfail of {name!r} needs a reason", key)
+            xfail[name] = reason
+
+    slices: tuple[str, ...] = ()
+    if "slices" in top.data:
+        raw = top.data["slices"]
+        if not isinstance(raw, list) or not all(isinstance(s, str) and s for s in raw):
+            raise top.fail("slices must be a list of text", "slices")
+        slices = tuple(raw)
+
+    attributes: dict[str, AttributeValue] = {}
+    if "attributes" in top.data:
+        block = top.mapping("attributes", "the attributes")
+        for key, raw in block.data.items():
+            name = str(key)
+            kind = (
+                variants.attributes[name].kind
+                if variants and name in variants.attributes
+                else ("insert" if isinstance(raw, dict) else "replace")
+            )
+            if kind == "insert":
+                entry = block.mapping(key, f"the attribute {name!r}")
+                entry.check_known(["after"], ["value"])
+                after = entry.text("after")
+                value = entry.data.get("value")
+                if value is not None and not isinstance(value, str):
+                    raise entry.fail(f"the value of {name!r} must be text or null", "value")
+                if after not in input_text:
+                    raise entry.fail(
+                        f"case {case_id}: the line {after!r} that attribute {name!r} goes after "
+                        "is not in input_text",
+                        "after",
+                    )
+                if value is not None and value not in input_text:
+                    raise entry.fail(
+                        f"case {case_id}: attribute {name!r} value {value!r} is not in input_text",
+                        "value",
+                    )
+                attributes[name] = GapPlacement(value=value, after=after)
+            else:
+                if not isinstance(raw, str) or not raw.strip():
+                    raise block.fail(f"attribute {name!r} must be the text as it appears", key)
+                if raw not in input_text:
+                    raise block.fail(
+                        f"case {case_id}: attribute {name!r} value {raw!r} is not in input_text",
+                        key,
+                    )
+                attributes[name] = raw
+
+    demographics: dict[str, str] = {}
+    if "demographics" in top.data:
+        block = top.mapping("demographics", "the demographics")
+        demographics = {str(k): str(v) for k, v in block.data.items()}
+
+    retired_at = None
+    if top.data.get("retired_at") is not None:
+        retired_at = top.text("retired_at")
+
+    return Case(
+        id=case_id,
+        label=top.text("label"),
+        rubric=rubric_id,
+        input_text=input_text,
+        expected=expected,
+        slices=slices,
+        ratings=ratings,
+        attributes=attributes,
+        demographics=demographics,
+        xfail=xfail,
+        retired_at=retired_at,
+        source=top.text("source", "", allow_empty=True),
+        path=shown,
+    )
+
+
+def load_golden_set(root: Path, *, relative_to: Path | None = None) -> GoldenSet:
+    """Load ``root/rubric.yaml``, ``root/variants.yaml`` and every ``root/<slice>/<id>.yaml``."""
+    root = Path(root)
+    base = relative_to or root.parent
+
+    def shown(path: Path) -> str:
+        try:
+            return path.relative_to(base).as_posix()
+        except ValueError:
+            return str(path)
+
+    if not root.is_dir():
+        raise GoldenSetError(f"{shown(root)}: the golden set folder does not exist.")
+    rubric_path = root / RUBRIC_FILE
+    if not rubric_path.exists():
+        raise GoldenSetError(f"{shown(rubric_path)}: the golden set has no rubric file.")
+    rubric = load_rubric(rubric_path, shown(rubric_path))
+    variants = load_variants(root / VARIANTS_FILE, shown(root / VARIANTS_FILE))
+    cases: list[Case] = []
+    first_seen: dict[str, str] = {}
+    for path in case_files(root):
+        case = load_case_file(path, rubric, shown(path), variants)
+        if case.id in first_seen:
+            # Only on this error path: read the file again for the line of its `id`.
+            line = getattr(_read_yaml(path, shown(path)), "key_lines", {}).get("id", 1)
+            raise GoldenSetError(
+                f"{shown(path)}, line {line}: duplicate case id {case.id!r}, already used in "
+                f"{first_seen[case.id]}."
+            )
+        first_seen[case.id] = shown(path)
+        cases.append(case)
+    return GoldenSet(rubric=rubric, variants=variants, cases=tuple(cases), root=shown(root))
+
+
+def case_files(root: Path) -> list[Path]:
+    """Every case file of a golden set folder, in a stable order."""
+    return sorted(
+        p
+        for pattern in ("*/*.yaml", "*/*.yml")
+        for p in Path(root).glob(pattern)
+        if not p.parent.name.startswith(".")
+    )

@@ -1,0 +1,248 @@
+"""Write a golden set back to YAML that ``golden.py`` reads into equal values (DESIGN §4).
+
+Pure module: no pytest, no database. ``screeneval cases export`` and the bundled set's generator
+write through here, so a case read, exported and read again is the same case: same fields, and
+an ``input_text`` that is byte-identical (its sha256 is what freezes it).
+
+Resume text is written as a literal block (``|``) whenever YAML can hold it exactly that way, so
+the files stay readable and diffable; text that a block cannot hold (trailing spaces, tabs,
+control characters, unusual line breaks) is left to PyYAML's quoting, which is exact.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from pytest_screeneval.errors import GoldenSetError
+from pytest_screeneval.golden.model import (
+    RUBRIC_FILE,
+    VARIANTS_FILE,
+    Case,
+    GapPlacement,
+    GoldenSet,
+    Rubric,
+    Variants,
+)
+
+__all__ = [
+    "case_relative_path",
+    "dump_case",
+    "dump_rubric",
+    "dump_variants",
+    "write_golden_set",
+]
+
+_TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
+_STR_TAG = "tag:yaml.org,2002:str"
+# Breaks that YAML folds to "\n" inside blocks and single quotes: only double quotes keep them.
+_FRAGILE_BREAKS = ("\r", "\x85", "\u2028", "\u2029")
+# Long one-line values (descriptions, reasons) stay on one line rather than fold mid-phrase.
+_WIDTH = 1 << 16
+
+
+class _Block(str):
+    """Text to write as a literal block where YAML can represent it that way."""
+
+
+class _DateText(str):
+    """A date kept as text: written bare when it reads as a YAML timestamp (the loader keeps
+    timestamps as their exact text), quoted otherwise."""
+
+
+class _FlowList(list):  # type: ignore[type-arg]
+    """A short list written inline: ``[a, b]``."""
+
+
+class _FlowMap(dict):  # type: ignore[type-arg]
+    """A short mapping written inline: ``{rater-ab: 4, rater-kt: 5}``."""
+
+
+class _Dumper(yaml.SafeDumper):
+    def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
+        # Indent lists under their key: easier to read than PyYAML's flush-left default.
+        super().increase_indent(flow, False)
+
+
+def _represent_str(dumper: _Dumper, text: str) -> yaml.ScalarNode:
+    if any(mark in text for mark in _FRAGILE_BREAKS):
+        return dumper.represent_scalar(_STR_TAG, text, style='"')
+    if "\n" in text:
+        # The emitter falls back to a quoted style by itself when a block cannot hold the text.
+        return dumper.represent_scalar(_STR_TAG, text, style="|")
+    return dumper.represent_scalar(_STR_TAG, text)
+
+
+def _represent_date(dumper: _Dumper, text: str) -> yaml.ScalarNode:
+    if dumper.resolve(yaml.ScalarNode, text, (True, False)) == _TIMESTAMP_TAG:
+        return dumper.represent_scalar(_TIMESTAMP_TAG, text)
+    return _represent_str(dumper, str(text))
+
+
+def _represent_flow_list(dumper: _Dumper, items: list[Any]) -> yaml.SequenceNode:
+    return dumper.represent_sequence("tag:yaml.org,2002:seq", items, flow_style=True)
+
+
+def _represent_flow_map(dumper: _Dumper, items: dict[Any, Any]) -> yaml.MappingNode:
+    return dumper.represent_mapping("tag:yaml.org,2002:map", items, flow_style=True)
+
+
+_Dumper.add_representer(str, _represent_str)
+_Dumper.add_representer(_Block, _represent_str)
+_Dumper.add_representer(_DateText, _represent_date)
+_Dumper.add_representer(_FlowList, _represent_flow_list)
+_Dumper.add_representer(_FlowMap, _represent_flow_map)
+
+
+def _dump(document: Mapping[str, Any]) -> str:
+    return yaml.dump(
+        document,
+        Dumper=_Dumper,
+        sort_keys=False,
+        allow_unicode=True,
+        default_flow_style=False,
+        width=_WIDTH,
+        indent=2,
+    )
+
+
+def _number(value: float) -> int | float:
+    """Whole numbers without a trailing ``.0``: the loader reads both as the same float."""
+    return int(value) if float(value).is_integer() else value
+
+
+def _text_list(items: Iterable[str]) -> _FlowList:
+    return _FlowList(str(item) for item in items)
+
+
+# --------------------------------------------------------------------------------------------
+# Documents
+# --------------------------------------------------------------------------------------------
+
+
+def _rubric_document(rubric: Rubric) -> dict[str, Any]:
+    criteria: list[dict[str, Any]] = []
+    for criterion in rubric.criteria:
+        entry: dict[str, Any] = {
+            "name": criterion.name,
+            "description": criterion.description,
+            "weight": _number(criterion.weight),
+        }
+        if criterion.keywords:
+            entry["keywords"] = {
+                int(level): _text_list(words) for level, words in sorted(criterion.keywords.items())
+            }
+        criteria.append(entry)
+    return {
+        "id": rubric.id,
+        "version": rubric.version,
+        "scale": _FlowMap(min=rubric.scale.min, max=rubric.scale.max),
+        "advance_at": _number(rubric.advance_at),
+        "criteria": criteria,
+    }
+
+
+def _variants_document(variants: Variants) -> dict[str, Any]:
+    attributes: dict[str, Any] = {}
+    for name, attribute in variants.attributes.items():
+        values: list[Any] = []
+        for value in attribute.values:
+            if value.groups:
+                values.append({"value": value.value, "groups": _FlowMap(value.groups)})
+            else:
+                values.append(value.value)
+        attributes[name] = {"kind": attribute.kind, "values": values}
+    return {"attributes": attributes}
+
+
+def _case_document(case: Case) -> dict[str, Any]:
+    # Field order follows how a reviewer reads a case: who it is, the text, then the judgement.
+    document: dict[str, Any] = {"id": case.id, "label": case.label}
+    if case.slices:
+        document["slices"] = _text_list(case.slices)
+    document["rubric"] = case.rubric
+    if case.source:
+        document["source"] = case.source
+    document["input_text"] = _Block(case.input_text)
+    document["expected"] = {
+        criterion: {
+            "score": expectation.score,
+            "set_by": expectation.set_by,
+            "set_at": _DateText(expectation.set_at),
+        }
+        for criterion, expectation in case.expected.items()
+    }
+    if case.ratings:
+        document["ratings"] = {
+            criterion: _FlowMap(by_rater) for criterion, by_rater in case.ratings.items()
+        }
+    if case.attributes:
+        attributes: dict[str, Any] = {}
+        for name, value in case.attributes.items():
+            if isinstance(value, GapPlacement):
+                attributes[name] = {"value": value.value, "after": value.after}
+            else:
+                attributes[name] = value
+        document["attributes"] = attributes
+    if case.demographics:
+        document["demographics"] = dict(case.demographics)
+    if case.xfail:
+        document["xfail"] = dict(case.xfail)
+    if case.retired_at is not None:
+        document["retired_at"] = _DateText(case.retired_at)
+    return document
+
+
+def dump_rubric(rubric: Rubric) -> str:
+    """The rubric as the YAML of ``rubric.yaml``."""
+    return _dump(_rubric_document(rubric))
+
+
+def dump_variants(variants: Variants) -> str:
+    """The counterfactual attributes as the YAML of ``variants.yaml``."""
+    return _dump(_variants_document(variants))
+
+
+def dump_case(case: Case) -> str:
+    """One case as the YAML of ``<label>/<id>.yaml`` (its ``path`` is not written)."""
+    return _dump(_case_document(case))
+
+
+def case_relative_path(case: Case) -> Path:
+    """Where a case lives inside a golden set folder: its main slice is the folder."""
+    for part, what in ((case.label, "label"), (case.id, "id")):
+        if not part or part.startswith(".") or "/" in part or "\\" in part:
+            raise GoldenSetError(
+                f"case {case.id}: its {what} {part!r} cannot be used as a file or folder name."
+            )
+    return Path(case.label) / f"{case.id}.yaml"
+
+
+def write_golden_set(golden: GoldenSet, root: Path) -> list[Path]:
+    """Write rubric.yaml, variants.yaml and one ``<label>/<id>.yaml`` per case under ``root``.
+
+    Existing files of the same names are replaced; nothing else in ``root`` is touched. Returns
+    the paths written, rubric and variants first.
+    """
+    root = Path(root)
+    planned: list[tuple[Path, str]] = [
+        (root / RUBRIC_FILE, dump_rubric(golden.rubric)),
+        (root / VARIANTS_FILE, dump_variants(golden.variants)),
+    ]
+    seen: dict[Path, str] = {}
+    for case in golden.cases:
+        relative = case_relative_path(case)
+        if relative in seen:
+            raise GoldenSetError(
+                f"case {case.id}: two cases would be written to {relative.as_posix()}."
+            )
+        seen[relative] = case.id
+        planned.append((root / relative, dump_case(case)))
+    # Render everything before writing anything, so a bad case leaves no half-written export.
+    for path, text in planned:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8", newline="\n")
+    return [path for path, _ in planned]

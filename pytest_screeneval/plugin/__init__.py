@@ -1,0 +1,1 @@
+"""The pytest glue: hooks, hookspecs and pytest-xdist support."""

@@ -1,0 +1,54 @@
+"""pytest-xdist support: one run row, workers score their own cases, the controller decides.
+
+The controller opens the run before the workers start and hands them its id; each worker scores
+the inputs of the cases it is given (a case's items never split across workers: the scheduler
+groups them by case) and writes its rows; at the end each worker sends what it measured (the
+items it ran, counterfactual gaps, perturbation shifts) and the controller rebuilds the results
+from the store, computes the gates and prints the summary.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from pytest_screeneval.session.core import ScreenevalSession
+
+__all__ = ["RUN_ID_KEY", "WORKER_OUTPUT_KEY", "ControllerPlugin", "is_controller", "is_worker"]
+
+RUN_ID_KEY = "screeneval_run_id"
+WORKER_OUTPUT_KEY = "screeneval"
+
+
+def is_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def is_controller(config: pytest.Config) -> bool:
+    return not is_worker(config) and getattr(config.option, "dist", "no") != "no"
+
+
+class ControllerPlugin:
+    """Registered on the xdist controller while ``--screeneval`` is on."""
+
+    def __init__(self, screeneval: ScreenevalSession) -> None:
+        self.screeneval = screeneval
+
+    @pytest.hookimpl(optionalhook=True, tryfirst=True)
+    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
+        # Items of one case share its scored inputs: keep them on one worker.
+        from xdist.scheduler import LoadScopeScheduling
+
+        return LoadScopeScheduling(config, log)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        node.workerinput[RUN_ID_KEY] = self.screeneval.run_id
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: object) -> None:
+        output = getattr(node, "workeroutput", {}).get(WORKER_OUTPUT_KEY)
+        if output:
+            self.screeneval.merge_worker_output(output)

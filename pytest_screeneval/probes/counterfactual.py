@@ -1,0 +1,337 @@
+"""Counterfactual variants: rewrite one attribute of a case, and measure the gaps (DESIGN §4, §7).
+
+A variant is the same resume with exactly one attribute changed: a name, a college, a career-gap
+line. The job requirements do not change, so the ideal score gap across an attribute's values is
+zero; the gap actually measured is evidence of how much the scorer leans on that attribute.
+
+Two kinds of attribute:
+
+* replace (a name, a college, any text a user declares): the case's current value is replaced
+  wherever it appears as a whole phrase, in its written case and in capitals (resume headers are
+  often all caps). For ``name`` the first name alone and the last name alone are rewritten too,
+  so "Ms. Lee" and "Ann's" follow the new name. A possessive ("Lee's") is rewritten as the new
+  value + "'s"; words that merely contain the value ("Leeds", "Annabel", "Lee-Smith",
+  "O'Lee") are left alone.
+* insert (a career-gap line): ``None`` removes the current gap line, text puts that line right
+  after the line named by ``GapPlacement.after`` (or rewrites the current gap line in place).
+
+Pure module: no pytest, no I/O.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import statistics
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+
+from pytest_screeneval.errors import ScreenevalError
+from pytest_screeneval.golden.model import (
+    AttributeValue,
+    Case,
+    GapPlacement,
+    Variants,
+    VariantValue,
+)
+
+__all__ = [
+    "AttributeGap",
+    "CounterfactualError",
+    "VariantScores",
+    "attribute_gap",
+    "attribute_kind",
+    "case_variants",
+    "summarize_gaps",
+    "variant_key",
+    "with_attribute",
+]
+
+NAME_ATTRIBUTE = "name"
+REPLACE = "replace"
+INSERT = "insert"
+
+# A phrase is "whole" when it is not glued to more word: not preceded by a word character (or by
+# a word character and an apostrophe or hyphen, as in O'Lee or Smith-Lee), and not followed by a
+# word character or by an apostrophe/hyphen joined to more word (Lee-Smith), except the
+# possessive 's, which belongs to the name and is kept after the new value.
+_LEFT_EDGE = r"(?<!\w)(?<!\w['’-])"
+_RIGHT_EDGE = r"(?:(?=['’]s(?!\w))|(?!\w)(?!['’-]\w))"
+_BULLET_OR_SPACE = " \t•*-–·"
+
+
+class CounterfactualError(ScreenevalError):
+    """A variant cannot be made: the attribute or its current value is not in the case."""
+
+
+# --------------------------------------------------------------------------------------------
+# Rewriting one attribute
+# --------------------------------------------------------------------------------------------
+
+
+def attribute_kind(case: Case, attribute: str, variants: Variants | None = None) -> str:
+    """``replace`` or ``insert``: from the variants file when it names the attribute, else from
+    the type of the value stored on the case."""
+    if variants is not None and attribute in variants.attributes:
+        return variants.attributes[attribute].kind
+    stored = case.attributes.get(attribute)
+    return INSERT if isinstance(stored, GapPlacement) else REPLACE
+
+
+def with_attribute(
+    case: Case, attribute: str, value: str | None, variants: Variants | None = None
+) -> Case:
+    """A copy of ``case`` whose text has ``attribute`` set to ``value`` and nothing else changed.
+
+    ``case.attributes[attribute]`` of the copy holds the new value (for an insert-type attribute
+    a ``GapPlacement`` with the same ``after``). Raises :class:`CounterfactualError` when the case
+    does not carry the attribute, or its current value cannot be found in the text.
+    """
+    if attribute not in case.attributes:
+        raise _refuse(case, attribute, value, "the case has no such attribute")
+    current = case.attributes[attribute]
+    kind = attribute_kind(case, attribute, variants)
+    if kind == INSERT:
+        if not isinstance(current, GapPlacement):
+            raise _refuse(
+                case, attribute, value, "it is an insert-type attribute but the case stores text"
+            )
+        text, new_value = _rewrite_insert(case, attribute, current, value)
+    else:
+        if isinstance(current, GapPlacement):
+            raise _refuse(
+                case, attribute, value, "it is a replace-type attribute but the case stores a line"
+            )
+        if value is None or not value.strip():
+            raise _refuse(case, attribute, value, "a replace-type attribute needs a text value")
+        text = _rewrite_replace(case, attribute, current, value)
+        new_value = value
+    attributes: dict[str, AttributeValue] = dict(case.attributes)
+    attributes[attribute] = new_value
+    return replace(case, input_text=text, attributes=attributes)
+
+
+def _refuse(case: Case, attribute: str, value: str | None, why: str) -> CounterfactualError:
+    shown = "no value (None)" if value is None else repr(value)
+    return CounterfactualError(
+        f"Case {case.id}: cannot set attribute {attribute!r} to {shown} because {why}."
+    )
+
+
+def _replacements(attribute: str, old: str, new: str) -> dict[str, str]:
+    """Each written form of the old value → what it becomes; longer forms are matched first."""
+    pairs = [(old, new)]
+    old_parts, new_parts = old.split(), new.split()
+    if attribute == NAME_ATTRIBUTE and len(old_parts) >= 2:
+        # A resume says "Ms. Lee" or "Ann's" as often as the full name; both must follow.
+        pairs.append((old_parts[0], new_parts[0]))
+        pairs.append((old_parts[-1], new_parts[-1]))
+    forms: dict[str, str] = {}
+    for seen, meant in pairs:
+        forms.setdefault(seen, meant)
+        # Headers are often in capitals: "ANN LEE" is the same name.
+        forms.setdefault(seen.upper(), meant.upper())
+    return forms
+
+
+def _phrase_pattern(forms: Mapping[str, str]) -> re.Pattern[str]:
+    alternatives = sorted(forms, key=len, reverse=True)
+    body = "|".join(re.escape(form) for form in alternatives)
+    return re.compile(f"{_LEFT_EDGE}(?:{body}){_RIGHT_EDGE}")
+
+
+def _rewrite_replace(case: Case, attribute: str, old: str, new: str) -> str:
+    whole = _phrase_pattern({old: new, old.upper(): new.upper()})
+    if not whole.search(case.input_text):
+        raise _refuse(
+            case, attribute, new, f"its current value {old!r} is not in the text as a whole phrase"
+        )
+    forms = _replacements(attribute, old, new)
+    # One pass over the text, so a replacement is never itself replaced again.
+    return _phrase_pattern(forms).sub(lambda m: forms[m.group(0)], case.input_text)
+
+
+def _rewrite_insert(
+    case: Case, attribute: str, current: GapPlacement, value: str | None
+) -> tuple[str, GapPlacement]:
+    if value is not None and ("\n" in value or not value.strip()):
+        raise _refuse(case, attribute, value, "a gap line must be one non-empty line")
+    lines = case.input_text.splitlines(keepends=True)
+    placed = GapPlacement(value=value, after=current.after)
+    if current.value is not None:
+        index = _gap_line_index(case, attribute, lines, current.value, value)
+        if value is None:
+            del lines[index]
+            if index == len(lines) and index > 0 and not case.input_text.endswith("\n"):
+                # The gap was the last line: its separator was the previous line's newline.
+                lines[index - 1] = lines[index - 1].rstrip("\r\n")
+        else:
+            # Rewrite in place so the line keeps its indentation and bullet.
+            lines[index] = lines[index].replace(current.value, value, 1)
+        return "".join(lines), placed
+    if value is None:
+        return case.input_text, placed
+    index = _after_line_index(lines, current.after)
+    if index is None:
+        raise _refuse(
+            case, attribute, value, f"the line {current.after!r} it goes after is not in the text"
+        )
+    anchor = lines[index]
+    indent = anchor[: len(anchor) - len(anchor.lstrip(" \t"))]
+    if anchor.endswith("\n"):
+        lines.insert(index + 1, f"{indent}{value}\n")
+    else:
+        lines[index] = anchor + "\n"
+        lines.insert(index + 1, f"{indent}{value}")
+    return "".join(lines), placed
+
+
+def _gap_line_index(
+    case: Case, attribute: str, lines: list[str], current: str, value: str | None
+) -> int:
+    for index, line in enumerate(lines):
+        if current in line:
+            rest = line.replace(current, "", 1).strip(_BULLET_OR_SPACE + "\r\n")
+            if rest:
+                raise _refuse(
+                    case,
+                    attribute,
+                    value,
+                    f"its current line {current!r} shares its line with other text",
+                )
+            return index
+    raise _refuse(case, attribute, value, f"its current value {current!r} is not in the text")
+
+
+def _after_line_index(lines: list[str], after: str) -> int | None:
+    wanted = after.strip()
+    for index, line in enumerate(lines):
+        if line.strip() == wanted:
+            return index
+    for index, line in enumerate(lines):
+        if wanted in line:
+            return index
+    return None
+
+
+# --------------------------------------------------------------------------------------------
+# Variants of a case, and their keys
+# --------------------------------------------------------------------------------------------
+
+_MAX_KEY_VALUE = 60
+
+
+def variant_key(attribute: str, value: str | None) -> str:
+    """A stable short key for a variant's score rows: ``name=Dana Okafor``, ``gap=none``.
+
+    Whitespace is collapsed; a value longer than 60 characters is cut and ends with ``~`` and
+    the first 8 hex digits of its sha256, so two long values never share a key.
+    """
+    if value is None:
+        return f"{attribute}=none"
+    shown = " ".join(value.split())
+    if len(shown) > _MAX_KEY_VALUE:
+        digest = hashlib.sha256(value.encode("utf-8")).hexdigest()[:8]
+        shown = f"{shown[: _MAX_KEY_VALUE - 9].rstrip()}~{digest}"
+    return f"{attribute}={shown}"
+
+
+def case_variants(case: Case, variants: Variants) -> dict[str, list[tuple[VariantValue, Case]]]:
+    """For each attribute of ``variants`` the case carries: every value and the case rewritten
+    to it, in the variants file's order. The case's own value, when listed, yields its own text."""
+    result: dict[str, list[tuple[VariantValue, Case]]] = {}
+    for name, spec in variants.attributes.items():
+        if name not in case.attributes:
+            continue
+        result[name] = [(v, with_attribute(case, name, v.value, variants)) for v in spec.values]
+    return result
+
+
+# --------------------------------------------------------------------------------------------
+# Gaps
+# --------------------------------------------------------------------------------------------
+
+
+def attribute_gap(overall_by_value: Mapping[str, float]) -> tuple[float, str, str]:
+    """The gap (max − min overall) across an attribute's values, and the values that gave the
+    highest and the lowest score, in that order. With a zero gap, the first two values."""
+    if not overall_by_value:
+        raise ValueError("attribute_gap needs at least one scored value")
+    keys = list(overall_by_value)
+    high = max(keys, key=lambda k: overall_by_value[k])
+    low = min(keys, key=lambda k: overall_by_value[k])
+    gap = overall_by_value[high] - overall_by_value[low]
+    if gap == 0 and len(keys) > 1:
+        high, low = keys[0], keys[1]
+    return gap, high, low
+
+
+@dataclass(frozen=True)
+class VariantScores:
+    """What one variant of one case scored: overall (0–100) and per criterion (scale points)."""
+
+    overall: float
+    criteria: Mapping[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class AttributeGap:
+    """The gaps of one attribute over the cases that carry it.
+
+    ``worst_values`` is (value scoring highest, value scoring lowest) on ``worst_case``;
+    ``per_criterion`` is each criterion's worst gap in scale points; ``case_gaps`` each case's
+    overall gap.
+    """
+
+    attribute: str
+    mean_gap: float
+    worst_gap: float
+    worst_case: str
+    worst_values: tuple[str, str]
+    per_criterion: Mapping[str, float]
+    n_cases: int
+    case_gaps: Mapping[str, float] = field(default_factory=dict)
+
+
+def summarize_gaps(
+    scores: Mapping[str, Mapping[str, Mapping[str, VariantScores]]],
+) -> dict[str, AttributeGap]:
+    """Per attribute: the mean and worst overall gap over cases, where it happened, and the worst
+    gap per criterion.
+
+    ``scores`` is attribute → case id → variant key → :class:`VariantScores`. A case scored on
+    fewer than two values has no gap and is not counted; an attribute with no such case is left
+    out, so ``n_cases`` always says what a figure rests on. Ties go to the first case id in
+    sorted order, so the summary does not depend on the order rows arrived in.
+    """
+    summary: dict[str, AttributeGap] = {}
+    for attribute, by_case in scores.items():
+        case_gaps: dict[str, float] = {}
+        worst: tuple[float, str, str, str] | None = None
+        per_criterion: dict[str, float] = {}
+        for case_id in sorted(by_case):
+            by_value = by_case[case_id]
+            if len(by_value) < 2:
+                continue
+            gap, high, low = attribute_gap({k: v.overall for k, v in by_value.items()})
+            case_gaps[case_id] = gap
+            if worst is None or gap > worst[0]:
+                worst = (gap, case_id, high, low)
+            for criterion in sorted({c for v in by_value.values() for c in v.criteria}):
+                seen = [v.criteria[criterion] for v in by_value.values() if criterion in v.criteria]
+                if len(seen) >= 2:
+                    spread = max(seen) - min(seen)
+                    per_criterion[criterion] = max(per_criterion.get(criterion, 0.0), spread)
+        if worst is None:
+            continue
+        summary[attribute] = AttributeGap(
+            attribute=attribute,
+            mean_gap=statistics.fmean(case_gaps.values()),
+            worst_gap=worst[0],
+            worst_case=worst[1],
+            worst_values=(worst[2], worst[3]),
+            per_criterion=per_criterion,
+            n_cases=len(case_gaps),
+            case_gaps=case_gaps,
+        )
+    return summary

@@ -1,1 +1,0 @@
-"""Built-in scorers: ``keyword`` (offline reference) and ``openai`` (any OpenAI-compatible API)."""

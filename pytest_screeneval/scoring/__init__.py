@@ -1,0 +1,1 @@
+"""Scoring: the Scorer protocol, the runner, and the built-in scorers (DESIGN §6)."""

@@ -1,0 +1,1 @@
+"""The ``openai`` scorer: any OpenAI-compatible Chat Completions endpoint."""

@@ -1,0 +1,85 @@
+"""What stands in the way of accepting a run as the baseline (DESIGN §7).
+
+A run is refused while it has a failed gate or a crossing nobody reviewed, unless forced with a
+note. Both ``--screeneval-accept`` and ``screeneval accept`` ask here, reading the verdict the run
+recorded when it finished (the verdict is part of the run's chained record, so it cannot be
+edited quietly afterwards).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from pytest_screeneval.errors import ScreenevalError
+
+if TYPE_CHECKING:
+    from pytest_screeneval.store.database import Acceptance, RunRecord, Store
+
+AcceptCheck = Callable[["Store", "RunRecord"], Sequence[str]]
+
+__all__ = ["AcceptCheck", "accept_run", "acceptance_blockers", "verdict_document"]
+
+
+def verdict_document(gates: Sequence[object], crossings: Sequence[object]) -> dict[str, object]:
+    """The verdict a run records at its finish: every gate and every crossing."""
+    return {
+        "gates": [gate.as_dict() for gate in gates],  # type: ignore[attr-defined]
+        "crossings": [
+            {"case_id": c.case_id, "before": c.before, "after": c.after}  # type: ignore[attr-defined]
+            for c in crossings
+        ],
+    }
+
+
+def acceptance_blockers(store: Store, run: RunRecord) -> list[str]:
+    """Failed gates and unreviewed crossings of the run, as short phrases; empty when none."""
+    if run.verdict is None:
+        return [f"run {run.run_id} recorded no gate verdict"]
+    blockers = [
+        f"failed gate {gate['name']}" for gate in run.verdict["gates"] if gate["status"] == "FAIL"
+    ]
+    if run.baseline_run_id is not None:
+        for crossing in run.verdict["crossings"]:
+            review = store.find_review(
+                case_id=crossing["case_id"],
+                target="decision",
+                baseline_run_id=run.baseline_run_id,
+                before=crossing["before"],
+                after=crossing["after"],
+            )
+            if review is None:
+                blockers.append(
+                    f"unreviewed crossing {crossing['case_id']} "
+                    f"({crossing['before']} → {crossing['after']})"
+                )
+    return blockers
+
+
+def accept_run(
+    store: Store,
+    run_id: int,
+    *,
+    by: str,
+    note: str,
+    force: bool = False,
+    check: AcceptCheck | None = None,
+    how_to_force: str = "force it with --force and a --note saying why",
+) -> tuple[Acceptance, tuple[str, ...]]:
+    """Accept a run as the baseline after ``check`` found nothing blocking it, or forced.
+
+    Returns the acceptance and the blockers that were overridden (empty unless forced).
+    """
+    run = store.get_run(run_id)
+    if run.status == "interrupted":
+        raise ScreenevalError(f"run {run_id} was interrupted and can never become a baseline.")
+    blockers = tuple(check(store, run)) if check is not None else ()
+    if blockers and not force:
+        raise ScreenevalError(
+            f"Run {run_id} was not accepted: {'; '.join(blockers)}; review or fix them, "
+            f"or {how_to_force}."
+        )
+    if blockers and not note.strip():
+        raise ScreenevalError(f"Forcing the acceptance of run {run_id} needs a note saying why.")
+    acceptance = store.accept(run_id, by=by, note=note, forced=bool(blockers))
+    return acceptance, blockers

@@ -1,0 +1,224 @@
+"""Every setting of the plugin in one table: ini name, flag, default, validator, help.
+
+The plugin registers these in one option group; the validators are argparse ``type=`` functions,
+so a bad value on the command line and a bad value in the ini file get the same one-sentence
+error. Pure module: no pytest import.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_screeneval.settings.validators import (
+    flag_policy,
+    fraction,
+    non_negative_float,
+    non_negative_int,
+    percentage,
+    positive_float,
+    positive_int,
+    source_kind,
+    text_value,
+)
+
+__all__ = ["OPTIONS", "OptionSpec", "SettingError", "Settings", "settings_from"]
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One setting: read from ``--flag`` if given, else from the ini ``name``, else ``default``.
+
+    ``default`` is the text an ini file would hold ("" for unset); ``type`` parses a text (an
+    argparse ``type=``); ``field`` names the settings field it sets where that is not the ini
+    name without its ``screeneval_`` prefix (the ``openai`` scorer's own settings).
+    """
+
+    name: str
+    default: str
+    help: str
+    type: Callable[[str], Any] = text_value
+    flag: str | None = None
+    field: str = ""
+
+
+OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec(
+        "screeneval_cases",
+        "cases",
+        "Folder of the golden set (rubric.yaml, variants.yaml, "
+        "<slice>/<id>.yaml), relative to the rootdir.",
+    ),
+    OptionSpec(
+        "screeneval_source",
+        "yaml",
+        "Where the golden set comes from: 'yaml' (the folder) or 'db' (the store's active cases).",
+        source_kind,
+    ),
+    OptionSpec(
+        "screeneval_db",
+        "",
+        "SQLAlchemy URL of the run store (default: env SCREENEVAL_DB, "
+        "else sqlite:///<rootdir>/.screeneval/screeneval.db).",
+        text_value,
+        "--screeneval-db",
+    ),
+    OptionSpec(
+        "screeneval_scorer",
+        "keyword",
+        "The scorer: a built-in name ('keyword', 'openai') "
+        "or 'package.module:factory' (called with the rubric).",
+        text_value,
+        "--screeneval-scorer",
+    ),
+    OptionSpec(
+        "screeneval_concurrency",
+        "8",
+        "How many scorer calls may be in flight at once.",
+        positive_int,
+        "--screeneval-concurrency",
+    ),
+    OptionSpec(
+        "screeneval_timeout",
+        "120",
+        "Seconds one scorer call may take before it is recorded as an error.",
+        positive_float,
+    ),
+    OptionSpec(
+        "screeneval_repeat",
+        "1",
+        "Score every input this many times to measure self-consistency.",
+        positive_int,
+        "--screeneval-repeat",
+    ),
+    OptionSpec(
+        "screeneval_expected_tolerance",
+        "1",
+        "Largest distance from the expected score that still passes.",
+        non_negative_float,
+    ),
+    OptionSpec(
+        "screeneval_movement_tolerance",
+        "0",
+        "Largest score movement against the baseline that passes without a review.",
+        non_negative_float,
+    ),
+    OptionSpec(
+        "screeneval_contested_max_confidence",
+        "0.7",
+        "Highest confidence a scorer may report on a contested item.",
+        fraction,
+    ),
+    OptionSpec(
+        "screeneval_rationale_flags",
+        "fail",
+        "What a rationale flag other than protected-attribute does to its item: 'fail' or 'warn'.",
+        flag_policy,
+    ),
+    OptionSpec(
+        "screeneval_max_agreement_drop",
+        "5",
+        "Gate: most exact-agreement points a criterion may lose against the baseline.",
+        percentage,
+    ),
+    OptionSpec(
+        "screeneval_max_moved_share",
+        "10",
+        "Gate: most percent of compared items that may move against the baseline.",
+        percentage,
+    ),
+    OptionSpec(
+        "screeneval_min_worst_slice",
+        "80",
+        "Gate: least within-tolerance agreement (%) on the worst slice.",
+        percentage,
+    ),
+    OptionSpec(
+        "screeneval_slice_min_n", "5", "Slices with fewer cases are shown, not gated.", positive_int
+    ),
+    OptionSpec(
+        "screeneval_max_gap",
+        "3",
+        "Most overall points the score may move across an attribute's counterfactual values.",
+        non_negative_float,
+    ),
+    OptionSpec(
+        "screeneval_max_perturbation_shift",
+        "5",
+        "Most overall points a perturbation may move the score.",
+        non_negative_float,
+    ),
+    OptionSpec(
+        "screeneval_perturbation_examples",
+        "10",
+        "Hypothesis examples per (case, perturbation kind).",
+        non_negative_int,
+    ),
+    OptionSpec(
+        "screeneval_max_self_disagreement",
+        "5",
+        "Gate: most percent of items whose score differs across repeats.",
+        percentage,
+    ),
+    OptionSpec(
+        "screeneval_final_decision_by",
+        "a recruiter of the hiring team",
+        "Who makes the final decision about a candidate (stated in every report).",
+    ),
+    OptionSpec(
+        "screeneval_json",
+        "",
+        "Write the run's full summary as JSON to this path.",
+        text_value,
+        "--screeneval-json",
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every plugin setting, validated. Built once per session."""
+
+    cases: str
+    source: str
+    db: str
+    scorer: str
+    concurrency: int
+    timeout: float
+    repeat: int
+    expected_tolerance: float
+    movement_tolerance: float
+    contested_max_confidence: float
+    rationale_flags: str
+    max_agreement_drop: float
+    max_moved_share: float
+    min_worst_slice: float
+    slice_min_n: int
+    max_gap: float
+    max_perturbation_shift: float
+    perturbation_examples: int
+    max_self_disagreement: float
+    final_decision_by: str
+    json: str
+
+
+class SettingError(ValueError):
+    """A setting has a value its validator refuses; the message names the setting."""
+
+
+def settings_from(get: Callable[[OptionSpec], object | None]) -> Settings:
+    """Build :class:`Settings` from a getter (flag value, else ini value, else None)."""
+    values: dict[str, Any] = {}
+    for spec in OPTIONS:
+        raw = get(spec)
+        if raw is None or raw == "":
+            raw = spec.default
+        try:
+            value = spec.type(raw) if isinstance(raw, str) else raw
+        except argparse.ArgumentTypeError as exc:
+            where = f"{spec.flag} / ini {spec.name}" if spec.flag else f"ini {spec.name}"
+            raise SettingError(f"Invalid value for {where}: {exc}.") from None
+        values[spec.name.removeprefix("screeneval_")] = value
+    return Settings(**values)

@@ -1,0 +1,234 @@
+"""Connecting to the run store: URLs, engines, SQLite pragmas, and database errors in one sentence.
+
+Kept apart from the queries (``store.py``) so that the migration command and the store share one
+way to open a database, and so every driver error is worded once, here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy import event
+from sqlalchemy.engine import URL, Connection, Engine, make_url
+from sqlalchemy.pool import StaticPool
+
+from pytest_screeneval.errors import StoreError
+
+__all__ = [
+    "DEFAULT_BUSY_TIMEOUT",
+    "DEFAULT_DB_FILENAME",
+    "WRITE",
+    "default_url",
+    "describe",
+    "make_engine",
+    "mask_url",
+    "parse_url",
+    "sqlite_path",
+    "store_error",
+    "write_transaction",
+]
+
+DEFAULT_DB_FILENAME = ".screeneval/screeneval.db"
+# Seconds a SQLite writer waits for another writer before giving up with a clear sentence.
+DEFAULT_BUSY_TIMEOUT = 5.0
+# Execution option marking a transaction that will write: on SQLite it starts BEGIN IMMEDIATE,
+# so a writer queues for the lock up front instead of failing half-way through a read-then-write.
+WRITE = "screeneval_write"
+
+
+def default_url(rootdir: Path) -> str:
+    """``sqlite:///<rootdir>/.screeneval/screeneval.db`` (the folder is created on open)."""
+    return f"sqlite:///{(Path(rootdir).resolve() / DEFAULT_DB_FILENAME).as_posix()}"
+
+
+def mask_url(url: str) -> str:
+    """The URL with its password replaced by ``***``, safe to print in messages and reports."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:
+        # not a URL SQLAlchemy can parse: still never print what looks like a password
+        return re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", url)
+
+
+def parse_url(url: str) -> URL:
+    """Parse a store URL; a bare ``postgresql://`` means the psycopg (3) driver we depend on."""
+    try:
+        parsed = make_url(url)
+    except Exception:
+        raise StoreError(
+            f"{mask_url(url)!r} is not a database URL "
+            "(expected e.g. sqlite:///path/screeneval.db or postgresql://user@host/db)."
+        ) from None
+    if parsed.drivername in ("postgresql", "postgres"):
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    if parsed.get_backend_name() not in ("sqlite", "postgresql"):
+        raise StoreError(
+            f"The store URL {mask_url(url)} names {parsed.get_backend_name()}, but "
+            "pytest-screeneval keeps its runs in SQLite or PostgreSQL only."
+        )
+    return parsed
+
+
+def sqlite_path(parsed: URL) -> Path | None:
+    """The file of a SQLite URL, or None for an in-memory database."""
+    database = parsed.database
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return None
+    return Path(database)
+
+
+def describe(parsed: URL) -> str:
+    """How messages name a store: the SQLite file, or the masked URL."""
+    path = sqlite_path(parsed) if parsed.get_backend_name() == "sqlite" else None
+    return str(path) if path is not None else parsed.render_as_string(hide_password=True)
+
+
+def make_engine(parsed: URL, *, busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> Engine:
+    """An engine for the store; SQLite gets WAL, ``synchronous=NORMAL``, foreign keys, a timeout."""
+    backend = parsed.get_backend_name()
+    try:
+        if backend == "sqlite":
+            kwargs: dict[str, Any] = {
+                "connect_args": {"timeout": busy_timeout, "check_same_thread": False}
+            }
+            if sqlite_path(parsed) is None:
+                kwargs["poolclass"] = StaticPool
+            engine = sa.create_engine(parsed, **kwargs)
+            event.listen(engine, "connect", _sqlite_on_connect)
+            event.listen(engine, "begin", _sqlite_on_begin)
+            return engine
+        if backend == "postgresql":
+            return sa.create_engine(parsed, connect_args={"connect_timeout": 10})
+        return sa.create_engine(parsed)
+    except ModuleNotFoundError as exc:
+        raise StoreError(
+            f"The store {describe(parsed)} needs the Python package {exc.name!r}, which is not "
+            "installed: install pytest-screeneval[postgres]."
+        ) from None
+    except sa.exc.NoSuchModuleError:
+        raise StoreError(
+            f"The store URL {describe(parsed)} names an unknown database dialect "
+            f"{parsed.drivername!r}; use sqlite:/// or postgresql://."
+        ) from None
+
+
+def _sqlite_on_connect(dbapi_connection: Any, _record: Any) -> None:
+    # SQLAlchemy emits BEGIN itself (see _sqlite_on_begin); the driver must not.
+    dbapi_connection.isolation_level = None
+    cursor = dbapi_connection.cursor()
+    try:
+        # WAL lets readers and one writer work at once; NORMAL keeps every committed batch
+        # across a process crash (only an OS crash can lose the last commits).
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+    finally:
+        cursor.close()
+
+
+def _sqlite_on_begin(connection: Connection) -> None:
+    immediate = connection.get_execution_options().get(WRITE, False)
+    connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+@contextmanager
+def write_transaction(engine: Engine) -> Iterator[Connection]:
+    """One transaction that will write: committed on success, rolled back on any error."""
+    with engine.connect() as connection:
+        connection = connection.execution_options(**{WRITE: True})
+        with connection.begin():
+            yield connection
+
+
+# --------------------------------------------------------------------------------------------
+# Driver errors, worded for people
+# --------------------------------------------------------------------------------------------
+
+
+def _reason(exc: BaseException) -> str:
+    orig = getattr(exc, "orig", None) or exc
+    text = str(orig).strip()
+    first = text.splitlines()[0].strip() if text else type(orig).__name__
+    return first.rstrip(".")
+
+
+def store_error(exc: Exception, parsed: URL, *, busy_timeout: float) -> StoreError:
+    """Translate a SQLAlchemy/driver error into one sentence naming the store."""
+    where = describe(parsed)
+    reason = _reason(exc)
+    lowered = reason.lower()
+    backend = parsed.get_backend_name()
+    sqlstate = getattr(getattr(exc, "orig", None), "sqlstate", None) or ""
+    if backend == "sqlite":
+        if "database is locked" in lowered or "database table is locked" in lowered:
+            return StoreError(
+                f"The SQLite store {where} is locked by another process; waited "
+                f"{busy_timeout:g} s for it, try again when the other run has finished."
+            )
+        if "not a database" in lowered:
+            return StoreError(
+                f"The file {where} is not a SQLite database; point the store at another file."
+            )
+        if "unable to open database file" in lowered:
+            return StoreError(
+                f"Cannot open the SQLite store {where}; check that its folder exists "
+                "and is writable."
+            )
+    if "disk is full" in lowered or "no space left" in lowered or sqlstate == "53100":
+        return StoreError(
+            f"The store {where} is out of space ({reason}); free some space and run again, "
+            "nothing already committed is lost."
+        )
+    if "readonly" in lowered or "read-only" in lowered or sqlstate == "25006":
+        return StoreError(f"The store {where} is read-only ({reason}); it cannot record runs.")
+    if backend == "postgresql" and _is_connection_failure(lowered):
+        address = f"{parsed.host or 'localhost'}:{parsed.port or 5432}"
+        cause, advice = _connection_cause(str(getattr(exc, "orig", exc)))
+        return StoreError(f"Cannot reach the PostgreSQL store at {address} ({cause}); {advice}.")
+    if isinstance(exc, sa.exc.IntegrityError):
+        return StoreError(f"The store {where} refused a write ({reason}).")
+    return StoreError(f"The store {where} failed: {reason}.")
+
+
+def _is_connection_failure(lowered: str) -> bool:
+    return any(
+        sign in lowered
+        for sign in (
+            "connection failed",
+            "connection refused",
+            "connection to server",
+            "timeout expired",
+            "timed out",
+            "resolve host",
+            "translate host name",
+            "name or service not known",
+        )
+    )
+
+
+def _connection_cause(message: str) -> tuple[str, str]:
+    """Why a PostgreSQL connection failed, and what to do about it."""
+    lowered = message.lower()
+    check_server = "check that the server is running and the URL's host and port are right"
+    if "connection refused" in lowered:
+        return "connection refused", check_server
+    if "timeout expired" in lowered or "timed out" in lowered:
+        return "connection timed out", check_server
+    if "resolve host" in lowered or "translate host name" in lowered or "not known" in lowered:
+        return "unknown host name", "check the host in the URL"
+    role = re.search(r'role "([^"]+)" does not exist', message)
+    if role:
+        return f"role {role.group(1)!r} does not exist", "check the user in the URL"
+    if "does not exist" in lowered:
+        found = re.search(r'database "([^"]+)" does not exist', message)
+        what = f"database {found.group(1)!r}" if found else "the database"
+        return f"{what} does not exist", "create it or fix the database name in the URL"
+    if "authentication" in lowered or "password" in lowered:
+        return "authentication failed", "check the user and password in the URL"
+    tail = message.strip().splitlines()[0]
+    return tail.split("failed:", 1)[-1].strip().rstrip(".") or "connection failed", check_server
