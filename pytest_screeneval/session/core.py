@@ -651,8 +651,7 @@ class ScreenevalSession(FairnessItems, Summaries):
     def accept_run(self, *, by: str, note: str, force: bool) -> None:
         """Accept this run as the baseline unless a gate failed or a crossing is unreviewed."""
         assert self.store is not None and self.run_id is not None and self.summary is not None
-        from pytest_screeneval.cli.main import accept_run
-        from pytest_screeneval.session.acceptance import acceptance_blockers
+        from pytest_screeneval.session.acceptance import accept_run, acceptance_blockers
 
         try:
             acceptance, _forced = accept_run(
