@@ -1,0 +1,79 @@
+"""``screeneval cases import | export | retire``: the golden set in the store."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from pytest_screeneval.cli.common import open_store, out
+from pytest_screeneval.settings.validators import non_empty
+
+__all__ = [
+    "cases_export",
+    "cases_export_arguments",
+    "cases_import",
+    "cases_import_arguments",
+    "cases_retire",
+    "cases_retire_arguments",
+]
+
+
+def cases_import_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("folder", metavar="DIR", help="golden set folder (rubric.yaml, cases)")
+
+
+def cases_import(args: argparse.Namespace) -> int:
+    from pytest_screeneval.golden.load import load_golden_set
+
+    folder = Path(args.folder)
+    # file names in messages as the user sees them: from here when the folder is below here
+    inside = folder.resolve().is_relative_to(Path.cwd().resolve())
+    golden = load_golden_set(folder.resolve(), relative_to=Path.cwd().resolve() if inside else None)
+    with open_store(args, create=True) as store:
+        report = store.sync_golden_set(golden)
+        where = store.masked_url
+    parts = [
+        f"{len(report.added)} added",
+        f"{len(report.unchanged)} unchanged",
+        f"{len(report.expectations_changed)} with new expectations",
+        f"{len(report.ratings_changed)} with new ratings",
+        f"{len(report.updated)} corrected",
+        f"{len(report.retired)} retired",
+    ]
+    out(f"imported {len(golden.cases)} cases from {args.folder} into {where}: {', '.join(parts)}")
+    if report.missing:
+        out(
+            f"{len(report.missing)} active case(s) in the store are not in {args.folder}: "
+            f"{', '.join(report.missing)} (retire them with `screeneval cases retire`)"
+        )
+    return 0
+
+
+def cases_export_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("folder", metavar="DIR", help="folder to write the golden set into")
+
+
+def cases_export(args: argparse.Namespace) -> int:
+    from pytest_screeneval.golden.write import write_golden_set
+
+    with open_store(args) as store:
+        golden = store.load_golden_set()
+    write_golden_set(golden, Path(args.folder))
+    retired = len(golden.cases) - len(golden.active_cases)
+    out(
+        f"wrote rubric {golden.rubric.id}, the variants and {len(golden.cases)} cases "
+        f"({retired} retired) to {args.folder}"
+    )
+    return 0
+
+
+def cases_retire_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("case_id", metavar="CASE", help="the case id to retire")
+    parser.add_argument("--by", required=True, type=non_empty, help="who retires it")
+
+
+def cases_retire(args: argparse.Namespace) -> int:
+    with open_store(args) as store:
+        store.retire_case(args.case_id, by=args.by)
+    out(f"retired case {args.case_id} (by {args.by}); its past scores stay in the store")
+    return 0

@@ -1,0 +1,92 @@
+"""What every ``screeneval`` subcommand shares: the Command record, the store's URL, output."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pytest_screeneval.settings.validators import positive_int
+
+if TYPE_CHECKING:
+    from pytest_screeneval.store.database import Store
+
+__all__ = [
+    "DB_ENV",
+    "DECISION",
+    "ORIGINAL",
+    "Command",
+    "open_store",
+    "out",
+    "resolve_db_url",
+    "run_argument",
+    "table",
+    "when",
+]
+
+DB_ENV = "SCREENEVAL_DB"
+DECISION = "decision"
+ORIGINAL = ""  # the variant key of a case's own text
+
+
+@dataclass(frozen=True)
+class Command:
+    """One subcommand: ``words`` like ("cases", "import"), its arguments and what it runs."""
+
+    words: tuple[str, ...]
+    help: str
+    run: Callable[[argparse.Namespace], int]
+    arguments: Callable[[argparse.ArgumentParser], None] = lambda parser: None
+    group_help: dict[str, str] = field(default_factory=dict)
+
+
+def resolve_db_url(args: argparse.Namespace) -> str:
+    """--db, else $SCREENEVAL_DB, else the default SQLite file under the current folder."""
+    url = getattr(args, "db", None) or os.environ.get(DB_ENV)
+    if url:
+        return str(url)
+    from pytest_screeneval.store.database import default_url
+
+    return default_url(Path.cwd())
+
+
+def open_store(args: argparse.Namespace, *, create: bool = False) -> Store:
+    from pytest_screeneval.store.database import Store
+
+    return Store.open(resolve_db_url(args), create=create)
+
+
+def out(line: str = "") -> None:
+    print(line, file=sys.stdout)
+
+
+def when(timestamp: str | None) -> str:
+    """An ISO timestamp shortened for a table: date and minutes, in UTC."""
+    if not timestamp:
+        return "-"
+    from datetime import UTC, datetime
+
+    try:
+        moment = datetime.fromisoformat(timestamp)
+    except ValueError:
+        return timestamp
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC)
+    return moment.strftime("%Y-%m-%d %H:%MZ")
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    widths = [max(len(str(cell)) for cell in column) for column in zip(header, *rows, strict=True)]
+
+    def line(cells: Sequence[str]) -> str:
+        return "  ".join(str(c).ljust(w) for c, w in zip(cells, widths, strict=True)).rstrip()
+
+    return [line(header), *(line(row) for row in rows)]
+
+
+def run_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("run_id", metavar="RUN", type=positive_int, help="the run id")
