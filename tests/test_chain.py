@@ -198,19 +198,22 @@ def test_finishes_acceptances_and_reviews_are_chained_in_order(store: Store) -> 
     )
     entries = chain_rows(store)
     assert [(e.seq, e.kind, e.ref_id) for e in entries] == [
-        (1, "run", first),
-        (2, "acceptance", 1),
-        (3, "run", second),
-        (4, "review", 1),
-        (5, "run", third),
+        (1, "golden", 1),  # the golden set the fixture stored
+        (2, "run", first),
+        (3, "acceptance", 1),
+        (4, "run", second),
+        (5, "review", 1),
+        (6, "run", third),
     ]
     assert entries[0].prev_hash == GENESIS_HASH
     assert all(e.prev_hash == before.entry_hash for before, e in itertools.pairwise(entries))
-    assert [e.row_count for e in entries] == [6, None, 6, None, 3]
+    assert [e.row_count for e in entries] == [None, 6, None, 6, None, 3]
     assert not any(e.backfilled for e in entries)
+    # every run records the chain position of the golden set it was scored against
+    assert {store.get_run(run_id).golden_seq for run_id in (first, second, third)} == {1}
 
     report = store.verify_chain()
-    assert (report.ok, report.entries, report.first_break) == (True, 5, None)
+    assert (report.ok, report.entries, report.first_break) == (True, 6, None)
     assert report.last_hash == entries[-1].entry_hash
 
     # a run left running by a dead process is chained when it is marked interrupted
@@ -218,12 +221,13 @@ def test_finishes_acceptances_and_reviews_are_chained_in_order(store: Store) -> 
     tamper(store, "UPDATE eval_runs SET pid = 0 WHERE run_id = :run", run=running)
     assert store.mark_abandoned_runs() == [running]
     last = chain_rows(store)[-1]
-    assert (last.seq, last.kind, last.ref_id, last.row_count) == (6, "run", running, 3)
+    assert (last.seq, last.kind, last.ref_id, last.row_count) == (7, "run", running, 3)
     assert store.verify_chain().ok
 
 
-def test_verify_on_an_empty_store_is_intact(store: Store) -> None:
-    report = store.verify_chain()
+def test_verify_on_an_empty_store_is_intact(store_url: str) -> None:
+    with Store.open(store_url) as empty:
+        report = empty.verify_chain()
     assert (report.ok, report.entries, report.last_hash) == (True, 0, GENESIS_HASH)
 
 
@@ -260,10 +264,10 @@ def test_concurrent_finishes_never_fork_the_chain(store: Store, store_url: str) 
         thread.join()
     assert errors == []
     entries = chain_rows(store)
-    assert [e.seq for e in entries] == list(range(1, 9))
-    assert sorted(e.ref_id for e in entries) == runs
+    assert [e.seq for e in entries] == list(range(1, 10))
+    assert sorted(e.ref_id for e in entries if e.kind == "run") == runs
     report = store.verify_chain()
-    assert report.ok and report.entries == 8
+    assert report.ok and report.entries == 9
 
 
 def test_no_score_can_be_written_to_a_finished_run(store: Store) -> None:
@@ -356,13 +360,13 @@ def test_an_edited_review_is_named(store: Store) -> None:
 
 def test_a_reordered_chain_is_named(store: Store) -> None:
     history(store)
-    # swap entries 2 and 3 (through a free seq: the primary key holds at every statement)
-    tamper(store, "UPDATE eval_chain SET seq = 100 WHERE seq = 2")
-    tamper(store, "UPDATE eval_chain SET seq = 2 WHERE seq = 3")
-    tamper(store, "UPDATE eval_chain SET seq = 3 WHERE seq = 100")
+    # swap entries 3 and 4 (through a free seq: the primary key holds at every statement)
+    tamper(store, "UPDATE eval_chain SET seq = 100 WHERE seq = 3")
+    tamper(store, "UPDATE eval_chain SET seq = 3 WHERE seq = 4")
+    tamper(store, "UPDATE eval_chain SET seq = 4 WHERE seq = 100")
     assert broken(store) == (
-        "chain entry 2 (run 2) does not link to chain entry 1: entries were re-ordered, "
-        "deleted or inserted, or entry 1 was rewritten"
+        "chain entry 3 (run 2) does not link to chain entry 2: entries were re-ordered, "
+        "deleted or inserted, or entry 2 was rewritten"
     )
 
 
@@ -372,24 +376,24 @@ def test_swapped_entry_hashes_are_named(store: Store) -> None:
         hashes = dict(conn.execute(sa.select(t.chain.c.seq, t.chain.c.entry_hash)).all())
     tamper(
         store,
-        "UPDATE eval_chain SET entry_hash = CASE seq WHEN 1 THEN :second ELSE :first END "
-        "WHERE seq IN (1, 2)",
-        first=hashes[1],
-        second=hashes[2],
+        "UPDATE eval_chain SET entry_hash = CASE seq WHEN 2 THEN :second ELSE :first END "
+        "WHERE seq IN (2, 3)",
+        first=hashes[2],
+        second=hashes[3],
     )
     assert broken(store) == (
-        "chain entry 1 (run 1) was edited: its recorded hash is not the hash of its content "
+        "chain entry 2 (run 1) was edited: its recorded hash is not the hash of its content "
         "(or two entries' hashes were swapped)"
     )
 
 
 def test_a_deleted_chain_entry_is_named(store: Store) -> None:
     history(store)
-    tamper(store, "DELETE FROM eval_chain WHERE seq = 3")
+    tamper(store, "DELETE FROM eval_chain WHERE seq = 4")
     assert broken(store) == (
-        "chain entry 4 (review 1 of run 2 (case cc-001, skills)) does not link to chain entry 2 "
-        "(entries jump from 2 to 4): entries were re-ordered, deleted or inserted, "
-        "or entry 2 was rewritten"
+        "chain entry 5 (review 1 of run 2 (case cc-001, skills)) does not link to chain entry 3 "
+        "(entries jump from 3 to 5): entries were re-ordered, deleted or inserted, "
+        "or entry 3 was rewritten"
     )
 
 
@@ -406,12 +410,12 @@ def test_a_chain_entry_rewritten_to_match_edited_rows_is_named(store: Store) -> 
     digest = digest_rows(rows)
     tamper(
         store,
-        "UPDATE eval_chain SET rows_hash = :hash, rows_index = :index WHERE seq = 1",
+        "UPDATE eval_chain SET rows_hash = :hash, rows_index = :index WHERE seq = 2",
         hash=digest.rows_hash,
         index=digest.index_json,
     )
     assert broken(store) == (
-        "chain entry 1 (run 1) was edited: its recorded hash is not the hash of its content "
+        "chain entry 2 (run 1) was edited: its recorded hash is not the hash of its content "
         "(or two entries' hashes were swapped)"
     )
 
@@ -442,7 +446,7 @@ def test_the_first_break_in_chain_order_is_the_one_named(store: Store) -> None:
     report = store.verify_chain()
     assert report.first_break is not None
     assert report.first_break.startswith(f"run {first}: its score rows")
-    assert report.entries == 5
+    assert report.entries == 6
 
 
 # --------------------------------------------------------------------------------------------

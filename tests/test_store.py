@@ -8,6 +8,7 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -381,13 +382,34 @@ def test_batches_are_atomic_and_nothing_committed_is_lost(store: Store) -> None:
         store.write_scores(make_rows(run_id, case_ids[first : first + 100]))
     assert len(store.scores(run_id)) == 1200
 
-    # one duplicate in a batch refuses the whole batch, and leaves the earlier ones intact
-    batch = make_rows(run_id, ["late-001", "bulk-000"])
-    with pytest.raises(StoreError, match="refused a write") as caught:
-        store.write_scores(batch)
-    one_line(caught.value)
-    assert len(store.scores(run_id)) == 1200
-    assert not [r for r in store.scores(run_id) if r.case_id == "late-001"]
+    # a row the database refuses refuses its own case only: the batch's other case is stored
+    late, broken = make_rows(run_id, ["late-001"]), make_rows(run_id, ["late-002"])
+    broken[0] = dataclasses.replace(broken[0], rationale=None)  # type: ignore[arg-type]
+    with pytest.raises(StoreError, match="refused the score rows of case") as caught:
+        store.write_scores(late + broken)
+    assert "late-002" in one_line(caught.value) and "late-001" not in str(caught.value)
+    assert len(store.scores(run_id)) == 1203
+    assert {r.case_id for r in store.scores(run_id)} >= {"late-001"}
+    assert not [r for r in store.scores(run_id) if r.case_id == "late-002"]
+
+
+def test_writes_are_idempotent_per_item(store: Store) -> None:
+    # issue 14, 1: a crashed xdist worker's case is re-run on another worker; its rows collided
+    # with the dead worker's (UNIQUE constraint failed) and the whole batch, another case's
+    # rows too, was refused
+    run_id = start(store)
+    store.write_scores(make_rows(run_id, ["cc-001"], score=2, criteria=["skills"]))  # dead worker
+    store.write_scores(make_rows(run_id, ["cc-001", "cc-002"], score=4))  # the re-run, and cc-002
+    rows = store.scores(run_id)
+    assert len(rows) == 6  # no duplicate, nothing lost
+    assert {(r.case_id, r.criterion, r.score) for r in rows} == {
+        (case, criterion, 4)
+        for case in ("cc-001", "cc-002")
+        for criterion in ("skills", "experience", "communication")
+    }
+    # the same item twice in one batch: the last one wins
+    store.write_scores(make_rows(run_id, ["cc-003"], score=1) + make_rows(run_id, ["cc-003"]))
+    assert {r.score for r in store.scores(run_id) if r.case_id == "cc-003"} == {3}
 
 
 def test_list_runs_newest_first(store: Store) -> None:
@@ -431,7 +453,7 @@ def test_accept_records_who_when_why_and_the_previous_baseline(store: Store) -> 
     first = complete_run(store)
     accepted = store.accept(first, by="Priya Venkat", note="first baseline")
     assert accepted.previous_baseline_run_id is None and accepted.forced is False
-    second = complete_run(store)
+    second = complete_run(store, baseline_run_id=first)
     forced = store.accept(second, by="Priya Venkat", note="gap gate known, see ticket", forced=True)
     assert forced.previous_baseline_run_id == first and forced.forced is True
 
@@ -443,12 +465,12 @@ def test_accept_records_who_when_why_and_the_previous_baseline(store: Store) -> 
 
 
 def test_baseline_is_per_rubric_and_latest_by_acceptance(store: Store) -> None:
-    a = complete_run(store)
-    b = complete_run(store, rubric_id="sales-rep")
     c = complete_run(store)
+    a = complete_run(store, baseline_run_id=c)
+    b = complete_run(store, rubric_id="sales-rep")
     store.accept(c, by="Lena Frost")
     store.accept(b, by="Lena Frost")
-    store.accept(a, by="Lena Frost")  # accepted last, although the oldest run
+    store.accept(a, by="Lena Frost")
     assert store.baseline().run_id == a
     assert store.baseline("support-engineer").run_id == a
     assert store.baseline("sales-rep").run_id == b
@@ -479,6 +501,81 @@ def test_accept_refusals(store: Store) -> None:
     with pytest.raises(StoreError):
         store.finish_run(interrupted, status="complete")
     assert store.baseline().run_id == done
+
+
+def test_acceptance_is_compare_and_swap_against_the_judged_baseline(store: Store) -> None:
+    # issue 14, 5: a run replaced a baseline it was never compared against
+    first = complete_run(store)
+    store.accept(first, by="Priya Venkat", note="first baseline")
+    judged, stale = (complete_run(store, baseline_run_id=first) for _ in range(2))
+    store.accept(judged, by="Priya Venkat", note="judged against run 1")
+    with pytest.raises(StoreError) as caught:
+        store.accept(stale, by="Lena Frost", note="also judged against run 1", forced=True)
+    assert one_line(caught.value) == (
+        f"Run {stale} was not accepted: it was judged against baseline run {first}, but the "
+        f"baseline is now run {judged} (accepted by Priya Venkat); run it again against the "
+        "current baseline."
+    )
+    assert store.baseline().run_id == judged
+
+
+def test_a_partial_run_is_accepted_only_when_forced_with_a_note(store: Store) -> None:
+    partial = start(store)
+    store.write_scores(make_rows(partial, ["cc-001"]))
+    store.finish_run(partial, status="partial")
+    assert store.get_run(partial).status == "partial"
+    for forced, note in ((False, "looks fine"), (True, "")):
+        with pytest.raises(StoreError, match=f"run {partial} is partial") as caught:
+            store.accept(partial, by="Priya Venkat", note=note, forced=forced)
+        one_line(caught.value)
+    accepted = store.accept(partial, by="Priya Venkat", note="-x on purpose", forced=True)
+    assert accepted.forced and store.baseline().run_id == partial
+    assert store.verify_chain().ok
+
+
+def test_concurrent_acceptances_judged_against_one_baseline_let_exactly_one_win(
+    store: Store, store_url: str
+) -> None:
+    first = complete_run(store)
+    store.accept(first, by="Priya Venkat", note="first baseline")
+    candidates = [complete_run(store, baseline_run_id=first) for _ in range(4)]
+    barrier = threading.Barrier(len(candidates))
+    outcomes: dict[int, str] = {}
+
+    def accept(run_id: int) -> None:
+        with Store.open(store_url) as own:  # its own connection, as another process would
+            barrier.wait()
+            try:
+                own.accept(run_id, by="Lena Frost", note="concurrent")
+                outcomes[run_id] = "accepted"
+            except StoreError as exc:
+                outcomes[run_id] = str(exc)
+
+    threads = [threading.Thread(target=accept, args=(run_id,)) for run_id in candidates]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    winners = [run_id for run_id, outcome in outcomes.items() if outcome == "accepted"]
+    assert len(winners) == 1, outcomes
+    for run_id in set(candidates) - set(winners):
+        assert "was judged against baseline run" in outcomes[run_id], outcomes[run_id]
+    assert store.baseline().run_id == winners[0]
+    assert store.baseline().accepted.previous_baseline_run_id == first
+    assert store.verify_chain().ok
+
+
+def test_ids_no_column_can_hold_are_no_run_in_one_sentence(store: Store) -> None:
+    # issue 14, 10: show|report|accept 99999999999999999999 was an OverflowError traceback
+    huge = 99999999999999999999
+    for call in (
+        lambda: store.get_run(huge),
+        lambda: store.scores(huge),
+        lambda: store.accept(huge, by="Priya Venkat"),
+    ):
+        with pytest.raises(StoreError) as caught:
+            call()
+        assert one_line(caught.value) == f"There is no run {huge} in {store.masked_url}."
 
 
 def test_an_accepted_run_is_never_modified(store: Store) -> None:

@@ -304,7 +304,7 @@ def test_upgrade_from_the_first_release_keeps_every_row_and_backfills_the_chain(
     )
     assert snapshot(engine, columns_0001) == before  # nothing lost, nothing changed
     added = {n: sorted(set(c) - set(columns_0001[n])) for n, c in columns_of(engine).items()}
-    assert {n: c for n, c in added.items() if c} == {"eval_runs": ["verdict"]}
+    assert {n: c for n, c in added.items() if c} == {"eval_runs": ["golden_seq", "verdict"]}
 
     with Store.open(url, create=False) as store:
         with store.engine.connect() as conn:
@@ -319,20 +319,22 @@ def test_upgrade_from_the_first_release_keeps_every_row_and_backfills_the_chain(
             (4, "run", 3, True, 3),
             (5, "review", 1, True, None),
             (6, "review", 2, True, None),
+            # revision 0003: the golden set as it was stored at the upgrade
+            (7, "golden", 1, True, None),
         ]
         report = store.verify_chain()
-        assert (report.ok, report.entries, report.backfilled) == (True, 6, 6)
+        assert (report.ok, report.entries, report.backfilled) == (True, 7, 7)
 
         assert main(["verify", "--db", url]) == 0
         assert capsys.readouterr().out == (
-            "chain intact: 6 entries (6 backfilled at the schema upgrade that introduced the "
+            "chain intact: 7 entries (7 backfilled at the schema upgrade that introduced the "
             f"chain), last hash {report.last_hash}\n"
         )
 
         # the run that was running at the upgrade, finished by this version, extends the chain
         store.finish_run(4, status="complete")
         after = store.verify_chain()
-        assert (after.ok, after.entries, after.backfilled) == (True, 7, 6)
+        assert (after.ok, after.entries, after.backfilled) == (True, 8, 7)
         assert main(["db", "upgrade", "--db", url]) == 0
         assert "already at schema revision" in capsys.readouterr().out
 

@@ -3,20 +3,26 @@
 Pure module (no database, no pytest). Every finished run, acceptance and review becomes one chain
 entry whose hash covers a canonical copy of its record (a run's identity and status, an
 acceptance's who/when/why, a review's movement and note), for a run also a digest of all its
-score rows, and the previous entry's hash. Editing any of those rows afterwards, deleting or
-re-ordering entries, changes a hash that :func:`check_entries` recomputes from the current rows.
+score rows, and the previous entry's hash. Every change to the golden set (case texts,
+expectations with their history, ratings, rubrics, variants, retirements) becomes a ``golden``
+entry holding a digest of each row it added or changed (see ``store/golden_chain.py``).
+Editing any of those rows afterwards, deleting or re-ordering entries, changes a hash that
+:func:`check_entries` recomputes from the current rows.
 
-What it cannot see: someone who rewrites the chain's whole tail consistently (the algorithm is
-public, nothing here is secret). That is why ``screeneval verify`` prints the last hash: kept
-outside the database (a CI log, a ticket), it pins everything before it.
+What it cannot see alone: someone who rewrites the chain's whole tail consistently (the algorithm
+is public). Two things close that gap: the head (the last entry's hash) printed in every artefact
+and checked with ``screeneval verify --expect-head``, and an optional key (``SCREENEVAL_CHAIN_KEY``)
+that turns each entry hash into an HMAC, so that only a key holder can compute a valid chain.
 
-The format below is frozen as format 1: entries written by it must verify forever, so a change
-to a field list or to the canonical form needs a new format number, not an edit.
+Formats are frozen: entries written by format 1 (no golden entries, no ``golden_seq`` on runs, no
+key) must verify forever, so a change to a field list or to the canonical form needs a new format
+number, not an edit. Format 2 adds the run's ``golden_seq``, golden entries and the key id.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -27,11 +33,14 @@ from pytest_screeneval.golden.model import canonical_json
 __all__ = [
     "ACCEPTANCE_FIELDS",
     "CHAIN_FORMAT",
+    "CHAIN_KEY_ENV",
     "FIELDS",
+    "FIELDS_BY_FORMAT",
     "GENESIS_HASH",
     "KINDS",
     "REVIEW_FIELDS",
     "RUN_FIELDS",
+    "RUN_FIELDS_V1",
     "SCORE_FIELDS",
     "ChainEntry",
     "ChainReport",
@@ -41,18 +50,21 @@ __all__ = [
     "digest_rows",
     "entry_hash",
     "entry_label",
+    "key_id",
     "new_entry",
     "record_json",
     "unchained_break",
 ]
 
-CHAIN_FORMAT = 1
+CHAIN_FORMAT = 2
 # the previous hash of the first entry
 GENESIS_HASH = "0" * 64
-KINDS = ("run", "acceptance", "review")
+KINDS = ("run", "acceptance", "review", "golden")
+# The environment variable holding the chain key (any text; HMAC-SHA256 with its UTF-8 bytes).
+CHAIN_KEY_ENV = "SCREENEVAL_CHAIN_KEY"
 
-# Every column of a run except nothing: all of them are fixed once it has finished.
-RUN_FIELDS = (
+# Every column of a run as of format 1: all of them are fixed once it has finished.
+RUN_FIELDS_V1 = (
     "run_id",
     "scorer",
     "model_id",
@@ -75,6 +87,8 @@ RUN_FIELDS = (
     "pid",
     "verdict",
 )
+# Format 2: also the chain position of the golden set the run used (schema revision 0003).
+RUN_FIELDS = (*RUN_FIELDS_V1, "golden_seq")
 # Every column of a score row but its surrogate id and its run (the rows are read per run).
 SCORE_FIELDS = (
     "case_id",
@@ -114,11 +128,11 @@ REVIEW_FIELDS = (
     "reviewed_at",
     "note",
 )
-FIELDS: Mapping[str, tuple[str, ...]] = {
-    "run": RUN_FIELDS,
-    "acceptance": ACCEPTANCE_FIELDS,
-    "review": REVIEW_FIELDS,
+FIELDS_BY_FORMAT: Mapping[int, Mapping[str, tuple[str, ...]]] = {
+    1: {"run": RUN_FIELDS_V1, "acceptance": ACCEPTANCE_FIELDS, "review": REVIEW_FIELDS},
+    2: {"run": RUN_FIELDS, "acceptance": ACCEPTANCE_FIELDS, "review": REVIEW_FIELDS},
 }
+FIELDS: Mapping[str, tuple[str, ...]] = FIELDS_BY_FORMAT[CHAIN_FORMAT]
 
 # Drivers may hand back 1 for 1.0 or 1 for True; these are normalised so a value hashes the same
 # on SQLite and PostgreSQL. Anything else is hashed as read: a text put into a number column by
@@ -146,9 +160,15 @@ def _normal(name: str, value: Any) -> Any:
     return value
 
 
-def record_json(kind: str, fields: Mapping[str, Any]) -> str:
-    """The canonical JSON of a run, acceptance or review row (the columns of ``FIELDS[kind]``)."""
-    return canonical_json({name: _normal(name, fields[name]) for name in FIELDS[kind]})
+def record_json(kind: str, fields: Mapping[str, Any], chain_format: int = CHAIN_FORMAT) -> str:
+    """The canonical JSON of a run, acceptance or review row (the columns of its format)."""
+    names = FIELDS_BY_FORMAT[chain_format][kind]
+    return canonical_json({name: _normal(name, fields[name]) for name in names})
+
+
+def key_id(key: bytes) -> str:
+    """A short public name of a chain key: says which key keyed an entry, reveals nothing."""
+    return hmac.new(key, b"screeneval chain key id", hashlib.sha256).hexdigest()[:16]
 
 
 # --------------------------------------------------------------------------------------------
@@ -208,7 +228,7 @@ def digest_rows(rows: Iterable[Sequence[Any]]) -> RowsDigest:
         index.setdefault(case, {})[criterion] = (end - start, digest[:_INDEX_DIGEST_CHARS])
         start = end
     body = {
-        "format": CHAIN_FORMAT,
+        "format": 1,  # the rows digest has not changed since format 1
         "fields": list(SCORE_FIELDS),
         "count": len(lines),
         "groups": groups,
@@ -236,6 +256,8 @@ class ChainEntry:
     entry_hash: str
     recorded_at: str
     backfilled: bool
+    format: int = 1
+    key_id: str | None = None  # the id of the key that HMAC-ed this entry; None: plain sha256
 
 
 def entry_hash(
@@ -250,25 +272,33 @@ def entry_hash(
     prev_hash: str,
     recorded_at: str,
     backfilled: bool,
+    format: int = 1,
+    key_id: str | None = None,
+    key: bytes | None = None,
 ) -> str:
-    """The hash of everything an entry holds (so no column of it can change unseen)."""
-    return _sha256(
-        canonical_json(
-            {
-                "format": CHAIN_FORMAT,
-                "seq": seq,
-                "kind": kind,
-                "ref_id": ref_id,
-                "record": record,
-                "row_count": row_count,
-                "rows_hash": rows_hash,
-                "rows_index": rows_index,
-                "prev_hash": prev_hash,
-                "recorded_at": recorded_at,
-                "backfilled": bool(backfilled),
-            }
-        )
-    )
+    """The hash of everything an entry holds (so no column of it can change unseen): sha256,
+    or HMAC-SHA256 with ``key`` for a keyed entry (``key_id`` names the key and is covered)."""
+    body: dict[str, Any] = {
+        "format": format,
+        "seq": seq,
+        "kind": kind,
+        "ref_id": ref_id,
+        "record": record,
+        "row_count": row_count,
+        "rows_hash": rows_hash,
+        "rows_index": rows_index,
+        "prev_hash": prev_hash,
+        "recorded_at": recorded_at,
+        "backfilled": bool(backfilled),
+    }
+    if format >= 2:
+        body["key_id"] = key_id
+    text = canonical_json(body)
+    if key_id is None:
+        return _sha256(text)
+    if key is None:
+        raise ValueError("a keyed chain entry needs its key to be hashed")
+    return hmac.new(key, text.encode("utf-8"), hashlib.sha256).hexdigest()
 
 
 def new_entry(
@@ -281,10 +311,14 @@ def new_entry(
     prev_hash: str,
     recorded_at: str,
     backfilled: bool = False,
+    chain_format: int = CHAIN_FORMAT,
+    key: bytes | None = None,
 ) -> ChainEntry:
-    """The entry that follows ``prev_hash`` at position ``seq``."""
+    """The entry that follows ``prev_hash`` at position ``seq`` (HMAC-ed when ``key`` is given)."""
     if kind not in KINDS:
         raise ValueError(f"unknown chain entry kind {kind!r}")
+    if key is not None and chain_format < 2:
+        raise ValueError("format 1 entries cannot be keyed")
     parts: dict[str, Any] = {
         "seq": seq,
         "kind": kind,
@@ -296,11 +330,13 @@ def new_entry(
         "prev_hash": prev_hash,
         "recorded_at": recorded_at,
         "backfilled": backfilled,
+        "format": chain_format,
+        "key_id": key_id(key) if key is not None else None,
     }
-    return ChainEntry(entry_hash=entry_hash(**parts), **parts)
+    return ChainEntry(entry_hash=entry_hash(**parts, key=key), **parts)
 
 
-def _stored_entry_hash(entry: ChainEntry) -> str:
+def _stored_entry_hash(entry: ChainEntry, key: bytes | None) -> str:
     return entry_hash(
         seq=entry.seq,
         kind=entry.kind,
@@ -312,6 +348,9 @@ def _stored_entry_hash(entry: ChainEntry) -> str:
         prev_hash=entry.prev_hash,
         recorded_at=entry.recorded_at,
         backfilled=entry.backfilled,
+        format=entry.format,
+        key_id=entry.key_id,
+        key=key,
     )
 
 
@@ -337,6 +376,11 @@ class ChainReport:
     first_break: str | None
     last_hash: str
     backfilled: int = 0  # entries computed at the upgrade that introduced the chain
+    # every entry's hash in order: where a head kept outside the database sits in the chain
+    hashes: tuple[str, ...] = ()
+    keyed: int = 0  # entries HMAC-ed with a chain key
+    # keyed entries whose HMAC could not be checked (no SCREENEVAL_CHAIN_KEY given)
+    unchecked: int = 0
 
 
 def _loads(text: str) -> dict[str, Any]:
@@ -353,6 +397,8 @@ def entry_label(kind: str, ref_id: int, record: Mapping[str, Any]) -> str:
         return f"run {ref_id}"
     if kind == "acceptance":
         return f"the acceptance of run {record.get('run_id', '?')}"
+    if kind == "golden":
+        return f"golden set change {ref_id} ({record.get('reason', 'a sync')})"
     run, case, target = (record.get(key, "?") for key in ("run_id", "case_id", "target"))
     return f"review {ref_id} of run {run} (case {case}, {target})"
 
@@ -364,6 +410,7 @@ def _when_made(entry: ChainEntry) -> str:
         "run": "when it finished",
         "acceptance": "when it was accepted",
         "review": "when it was made",
+        "golden": "when the golden set was stored",
     }[entry.kind]
 
 
@@ -424,7 +471,41 @@ def _backfill_note(entry: ChainEntry) -> str:
     return "; a backfilled entry vouches for the rows as they were at the upgrade"
 
 
-def _check_one(entry: ChainEntry, previous: ChainEntry | None, now: Current) -> str | None:
+def _check_hash(entry: ChainEntry, previous: ChainEntry | None, key: bytes | None) -> str | None:
+    """The entry's own hash, under the key when it is keyed; None when it holds (or cannot be
+    checked without the key, which the report counts)."""
+    label = entry_label(entry.kind, entry.ref_id, _loads(entry.record))
+    where = f"chain entry {entry.seq} ({label})"
+    if entry.key_id is None:
+        if key is not None and previous is not None and previous.key_id is not None:
+            return (
+                f"{where} is not keyed although entry {previous.seq} before it is: the chain "
+                "was re-written by someone without the key"
+            )
+        if _stored_entry_hash(entry, None) != entry.entry_hash:
+            return (
+                f"{where} was edited: its recorded hash is not the hash of its content "
+                "(or two entries' hashes were swapped)"
+            )
+        return None
+    if key is None:
+        return None
+    if entry.key_id != key_id(key):
+        return (
+            f"{where} was keyed with another key (key id {entry.key_id}; "
+            f"{CHAIN_KEY_ENV} has key id {key_id(key)}): a wrong key, or the chain was re-written"
+        )
+    if _stored_entry_hash(entry, key) != entry.entry_hash:
+        return (
+            f"{where} was edited or re-forged: its recorded HMAC is not the HMAC of its content "
+            "under the chain key"
+        )
+    return None
+
+
+def _check_one(
+    entry: ChainEntry, previous: ChainEntry | None, now: Current, key: bytes | None
+) -> str | None:
     recorded = _loads(entry.record)
     label = entry_label(entry.kind, entry.ref_id, recorded)
     where = f"chain entry {entry.seq} ({label})"
@@ -443,11 +524,11 @@ def _check_one(entry: ChainEntry, previous: ChainEntry | None, now: Current) -> 
             f"{where} does not link to chain entry {previous.seq}{gap}: entries were "
             f"re-ordered, deleted or inserted, or entry {previous.seq} was rewritten"
         )
-    if _stored_entry_hash(entry) != entry.entry_hash:
-        return (
-            f"{where} was edited: its recorded hash is not the hash of its content "
-            "(or two entries' hashes were swapped)"
-        )
+    broken_hash = _check_hash(entry, previous, key)
+    if broken_hash is not None:
+        return broken_hash
+    if entry.kind == "golden":
+        return None  # its record is the evidence; the rows it covers are checked at the end
     if now.record is None:
         table = {"run": "eval_runs", "acceptance": "eval_acceptances", "review": "eval_reviews"}
         return f"{label} was deleted from {table[entry.kind]}, yet chain entry {entry.seq} holds it"
@@ -468,18 +549,27 @@ def _check_one(entry: ChainEntry, previous: ChainEntry | None, now: Current) -> 
 
 
 def check_entries(
-    entries: Iterable[ChainEntry], current: Callable[[ChainEntry], Current]
+    entries: Iterable[ChainEntry],
+    current: Callable[[ChainEntry], Current],
+    key: bytes | None = None,
 ) -> ChainReport:
-    """Walk the entries in order; recompute each from ``current`` and stop at the first break."""
+    """Walk the entries in order; recompute each from ``current`` and stop at the first break.
+    Keyed entries are checked with ``key``; without it they are counted as unchecked."""
     count = 0
     backfilled = 0
+    keyed = 0
+    unchecked = 0
+    hashes: list[str] = []
     previous: ChainEntry | None = None
     first_break: str | None = None
     for entry in entries:
         count += 1
         backfilled += bool(entry.backfilled)
+        keyed += entry.key_id is not None
+        unchecked += entry.key_id is not None and key is None
+        hashes.append(entry.entry_hash)
         if first_break is None:
-            first_break = _check_one(entry, previous, current(entry))
+            first_break = _check_one(entry, previous, current(entry), key)
         previous = entry
     last_hash = previous.entry_hash if previous is not None else GENESIS_HASH
     return ChainReport(
@@ -488,6 +578,9 @@ def check_entries(
         first_break=first_break,
         last_hash=last_hash,
         backfilled=backfilled,
+        hashes=tuple(hashes),
+        keyed=keyed,
+        unchecked=unchecked,
     )
 
 

@@ -8,10 +8,15 @@ working when later revisions change them.
 Appends are serialised: on PostgreSQL by a transaction-scoped advisory lock taken just before the
 last entry is read, on SQLite by the writer's ``BEGIN IMMEDIATE``. The primary key on ``seq`` and
 the unique ``prev_hash`` refuse a fork even if that lock were ever skipped.
+
+Golden-set changes are chained here too: :func:`golden_state` reads a digest of every golden row,
+:func:`append_golden` chains what a sync or a retirement changed, and :func:`verify` checks the
+rows against the chain with :func:`pytest_screeneval.store.golden_chain.check_golden`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -22,7 +27,8 @@ from sqlalchemy.engine import Connection
 
 from pytest_screeneval.store import schema as t
 from pytest_screeneval.store.chain import (
-    FIELDS,
+    CHAIN_FORMAT,
+    FIELDS_BY_FORMAT,
     GENESIS_HASH,
     SCORE_FIELDS,
     ChainEntry,
@@ -35,14 +41,28 @@ from pytest_screeneval.store.chain import (
     record_json,
     unchained_break,
 )
+from pytest_screeneval.store.golden_chain import (
+    RowState,
+    check_golden,
+    golden_changes,
+    golden_record,
+    row_state,
+)
 
 __all__ = [
     "CHAIN_LOCK_KEY",
+    "STORE_GOLDEN_TABLES",
     "STORE_TABLES",
     "ChainTables",
+    "GoldenTables",
     "append_entry",
+    "append_golden",
     "backfill",
+    "chain_head",
     "current_record",
+    "golden_break",
+    "golden_seq",
+    "golden_state",
     "lock_chain",
     "run_rows_digest",
     "verify",
@@ -50,7 +70,18 @@ __all__ = [
 
 # PostgreSQL advisory lock key serialising chain appends (the store's other lock is 0x5C4EE7A1).
 CHAIN_LOCK_KEY = 0x5C4EE7A2
-FINISHED = ("complete", "interrupted")
+FINISHED = ("complete", "partial", "interrupted")
+
+
+@dataclass(frozen=True)
+class GoldenTables:
+    """The golden-set tables the chain covers (any table objects with these columns)."""
+
+    cases: sa.TableClause
+    expectations: sa.TableClause
+    ratings: sa.TableClause
+    rubrics: sa.TableClause
+    variants: sa.TableClause
 
 
 @dataclass(frozen=True)
@@ -62,6 +93,7 @@ class ChainTables:
     acceptances: sa.TableClause
     reviews: sa.TableClause
     chain: sa.TableClause
+    golden: GoldenTables | None = None  # None before revision 0003 (no golden entries)
 
     def of(self, kind: str) -> tuple[sa.TableClause, sa.ColumnElement[Any]]:
         """The table of a kind of record and its id column."""
@@ -72,8 +104,20 @@ class ChainTables:
         return self.reviews, self.reviews.c.id
 
 
+STORE_GOLDEN_TABLES = GoldenTables(
+    cases=t.cases,
+    expectations=t.expectations,
+    ratings=t.ratings,
+    rubrics=t.rubrics,
+    variants=t.variants,
+)
 STORE_TABLES = ChainTables(
-    runs=t.runs, scores=t.scores, acceptances=t.acceptances, reviews=t.reviews, chain=t.chain
+    runs=t.runs,
+    scores=t.scores,
+    acceptances=t.acceptances,
+    reviews=t.reviews,
+    chain=t.chain,
+    golden=STORE_GOLDEN_TABLES,
 )
 
 
@@ -83,12 +127,18 @@ def lock_chain(conn: Connection) -> None:
         conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": CHAIN_LOCK_KEY})
 
 
-def current_record(conn: Connection, tables: ChainTables, kind: str, ref_id: int) -> str | None:
+def current_record(
+    conn: Connection,
+    tables: ChainTables,
+    kind: str,
+    ref_id: int,
+    chain_format: int = CHAIN_FORMAT,
+) -> str | None:
     """The canonical JSON of a run, acceptance or review as it is now; None if it is gone."""
     table, id_column = tables.of(kind)
-    columns = [table.c[name] for name in FIELDS[kind]]
+    columns = [table.c[name] for name in FIELDS_BY_FORMAT[chain_format][kind]]
     row = conn.execute(sa.select(*columns).where(id_column == ref_id)).mappings().first()
-    return record_json(kind, row) if row is not None else None
+    return record_json(kind, row, chain_format) if row is not None else None
 
 
 def run_rows_digest(conn: Connection, tables: ChainTables, run_id: int) -> RowsDigest:
@@ -106,6 +156,18 @@ def _last_entry(conn: Connection, tables: ChainTables) -> tuple[int, str]:
     return (0, GENESIS_HASH) if row is None else (int(row.seq), str(row.entry_hash))
 
 
+def chain_head(conn: Connection, tables: ChainTables = STORE_TABLES) -> tuple[int, str, str | None]:
+    """The last entry: (seq, its hash, the id of the key that keyed it); (0, genesis, None)."""
+    chain = tables.chain
+    columns = [chain.c.seq, chain.c.entry_hash]
+    if "key_id" in chain.c:
+        columns.append(chain.c.key_id)
+    row = conn.execute(sa.select(*columns).order_by(chain.c.seq.desc()).limit(1)).first()
+    if row is None:
+        return 0, GENESIS_HASH, None
+    return int(row[0]), str(row[1]), (row[2] if len(row) > 2 else None)
+
+
 def append_entry(
     conn: Connection,
     tables: ChainTables,
@@ -116,10 +178,15 @@ def append_entry(
     rows: RowsDigest | None = None,
     backfilled: bool = False,
     locked: bool = False,
+    chain_format: int = CHAIN_FORMAT,
+    key: bytes | None = None,
+    record: str | None = None,
 ) -> ChainEntry:
     """Append the entry of a record as it is now in ``conn``'s transaction (read back, so the
-    hash covers exactly what later reads will see). ``rows`` is the digest of a run's rows."""
-    record = current_record(conn, tables, kind, ref_id)
+    hash covers exactly what later reads will see). ``rows`` is the digest of a run's rows;
+    ``record`` is given for a golden entry (whose record is the evidence itself)."""
+    if record is None:
+        record = current_record(conn, tables, kind, ref_id, chain_format)
     if record is None:  # the caller has just written it in this transaction
         raise LookupError(f"no {kind} {ref_id} to chain")
     if not locked:
@@ -134,12 +201,22 @@ def append_entry(
         prev_hash=prev_hash,
         recorded_at=recorded_at,
         backfilled=backfilled,
+        chain_format=chain_format,
+        key=key,
     )
-    conn.execute(tables.chain.insert().values(**_entry_values(entry)))
+    conn.execute(tables.chain.insert().values(**_entry_values(entry, tables)))
     return entry
 
 
-def _entry_values(entry: ChainEntry) -> dict[str, Any]:
+def _entry_values(entry: ChainEntry, tables: ChainTables) -> dict[str, Any]:
+    values = _base_entry_values(entry)
+    if "format" in tables.chain.c:  # revision 0003 and later
+        values["format"] = entry.format
+        values["key_id"] = entry.key_id
+    return values
+
+
+def _base_entry_values(entry: ChainEntry) -> dict[str, Any]:
     return {
         "seq": entry.seq,
         "kind": entry.kind,
@@ -158,6 +235,7 @@ def _entry_values(entry: ChainEntry) -> dict[str, Any]:
 def _entries(conn: Connection, tables: ChainTables) -> Iterator[ChainEntry]:
     chain = tables.chain
     for row in conn.execute(sa.select(chain).order_by(chain.c.seq)).mappings():
+        chain_format = row.get("format")
         yield ChainEntry(
             seq=row["seq"],
             kind=row["kind"],
@@ -170,35 +248,154 @@ def _entries(conn: Connection, tables: ChainTables) -> Iterator[ChainEntry]:
             entry_hash=row["entry_hash"],
             recorded_at=row["recorded_at"],
             backfilled=bool(row["backfilled"]),
+            format=int(chain_format) if chain_format is not None else 1,
+            key_id=row.get("key_id"),
         )
 
 
-def verify(conn: Connection, tables: ChainTables = STORE_TABLES) -> ChainReport:
+def verify(
+    conn: Connection, tables: ChainTables = STORE_TABLES, key: bytes | None = None
+) -> ChainReport:
     """Walk the chain from its start against the current rows, then look for records that
-    should be in it and are not (a run finished, or an acceptance or review added, by hand)."""
+    should be in it and are not (a run finished, or an acceptance or review added, by hand),
+    then check every golden-set row against the golden entries."""
 
     def now(entry: ChainEntry) -> Current:
-        record = current_record(conn, tables, entry.kind, entry.ref_id)
+        if entry.kind == "golden":
+            return Current(record=entry.record)
+        record = current_record(conn, tables, entry.kind, entry.ref_id, entry.format)
         rows = None
         if record is not None and entry.kind == "run":
             rows = run_rows_digest(conn, tables, entry.ref_id)
         return Current(record=record, rows=rows)
 
     entries = list(_entries(conn, tables))
-    report = check_entries(entries, now)
+    report = check_entries(entries, now, key)
     if not report.ok:
         return report
     chained = {(entry.kind, entry.ref_id) for entry in entries}
+    first_break: str | None = None
     for kind, ref_id, record in _records_to_chain(conn, tables):
         if (kind, ref_id) not in chained:
-            return ChainReport(
-                ok=False,
-                entries=report.entries,
-                first_break=unchained_break(kind, ref_id, record),
-                last_hash=report.last_hash,
-                backfilled=report.backfilled,
-            )
-    return report
+            first_break = unchained_break(kind, ref_id, record)
+            break
+    if first_break is None and tables.golden is not None:
+        golden = [(entry.seq, entry.record) for entry in entries if entry.kind == "golden"]
+        first_break = check_golden(golden, golden_state(conn, tables.golden))
+    if first_break is None:
+        return report
+    return dataclasses.replace(report, ok=False, first_break=first_break)
+
+
+# --------------------------------------------------------------------------------------------
+# The golden set
+# --------------------------------------------------------------------------------------------
+
+_CASE_COLUMNS = (
+    "case_id",
+    "label",
+    "slices",
+    "rubric_id",
+    "input_text",
+    "input_sha256",
+    "source",
+    "attributes",
+    "demographics",
+    "xfail",
+    "frozen_at",
+    "retired_at",
+    "retired_by",
+)
+_EXPECTATION_COLUMNS = ("id", "case_id", "criterion", "expected", "set_by", "set_at", "recorded_at")
+_RATING_COLUMNS = ("id", "case_id", "criterion", "rater", "score", "recorded_at")
+# synced_at is left out: every sync moves it, it says nothing a verdict depends on
+_RUBRIC_COLUMNS = ("rubric_id", "sha", "version", "body", "stored_at")
+_VARIANTS_COLUMNS = ("id", "sha", "body", "stored_at")
+
+
+def _rows(conn: Connection, table: sa.TableClause, names: tuple[str, ...]) -> list[dict[str, Any]]:
+    return [dict(row) for row in conn.execute(sa.select(*[table.c[n] for n in names])).mappings()]
+
+
+def golden_state(conn: Connection, tables: GoldenTables) -> dict[str, RowState]:
+    """A digest of every golden-set row as the database holds it now, by key."""
+    state: dict[str, RowState] = {}
+    for row in _rows(conn, tables.cases, _CASE_COLUMNS):
+        state[f"case:{row['case_id']}"] = row_state(f"case {row['case_id']}", row)
+    for row in _rows(conn, tables.expectations, _EXPECTATION_COLUMNS):
+        label = (
+            f"the expectation of case {row['case_id']} / {row['criterion']} "
+            f"set by {row['set_by']} (row {row['id']})"
+        )
+        state[f"expectation:{row['id']}"] = row_state(label, row)
+    for row in _rows(conn, tables.ratings, _RATING_COLUMNS):
+        label = (
+            f"the rating of case {row['case_id']} / {row['criterion']} by {row['rater']} "
+            f"(row {row['id']})"
+        )
+        state[f"rating:{row['id']}"] = row_state(label, row)
+    for row in _rows(conn, tables.rubrics, _RUBRIC_COLUMNS):
+        label = f"rubric {row['rubric_id']} (sha {str(row['sha'])[:12]})"
+        state[f"rubric:{row['rubric_id']}@{row['sha']}"] = row_state(label, row)
+    for row in _rows(conn, tables.variants, _VARIANTS_COLUMNS):
+        label = f"the variants (sha {str(row['sha'])[:12]})"
+        state[f"variants:{row['id']}"] = row_state(label, row)
+    return state
+
+
+def golden_break(conn: Connection, tables: ChainTables = STORE_TABLES) -> str | None:
+    """The first edit to the golden set that its chain entries expose, or None (no walk of the
+    rest of the chain: this is the quick check before a run scores the store's golden set)."""
+    assert tables.golden is not None
+    chain = tables.chain
+    entries = conn.execute(
+        sa.select(chain.c.seq, chain.c.record).where(chain.c.kind == "golden").order_by(chain.c.seq)
+    ).all()
+    return check_golden(
+        [(int(seq), str(record)) for seq, record in entries], golden_state(conn, tables.golden)
+    )
+
+
+def golden_seq(conn: Connection, tables: ChainTables = STORE_TABLES) -> int | None:
+    """The chain position of the latest golden-set change, None before the first."""
+    chain = tables.chain
+    value = conn.execute(sa.select(sa.func.max(chain.c.seq)).where(chain.c.kind == "golden"))
+    found = value.scalar()
+    return None if found is None else int(found)
+
+
+def append_golden(
+    conn: Connection,
+    tables: ChainTables,
+    *,
+    before: dict[str, RowState],
+    reason: str,
+    recorded_at: str,
+    key: bytes | None = None,
+    backfilled: bool = False,
+) -> ChainEntry | None:
+    """Chain what changed in the golden set since ``before`` (read at the start of the same
+    transaction); None when nothing changed."""
+    assert tables.golden is not None
+    changes = golden_changes(before, golden_state(conn, tables.golden))
+    if not changes:
+        return None
+    lock_chain(conn)
+    chain = tables.chain
+    count = conn.execute(
+        sa.select(sa.func.count()).select_from(chain).where(chain.c.kind == "golden")
+    ).scalar_one()
+    return append_entry(
+        conn,
+        tables,
+        kind="golden",
+        ref_id=int(count) + 1,
+        recorded_at=recorded_at,
+        backfilled=backfilled,
+        locked=True,
+        key=key,
+        record=golden_record(reason, changes),
+    )
 
 
 def _records_to_chain(
@@ -240,7 +437,9 @@ def _moment(timestamp: str | None) -> tuple[int, str]:
     return (0, moment.astimezone(UTC).isoformat(timespec="microseconds"))
 
 
-def backfill(conn: Connection, tables: ChainTables, *, recorded_at: str) -> int:
+def backfill(
+    conn: Connection, tables: ChainTables, *, recorded_at: str, chain_format: int = CHAIN_FORMAT
+) -> int:
     """Chain every finished run, acceptance and review already in the database, in the order
     they happened (finished_at, accepted_at, reviewed_at), each flagged as backfilled.
 
@@ -272,5 +471,6 @@ def backfill(conn: Connection, tables: ChainTables, *, recorded_at: str) -> int:
             rows=rows,
             backfilled=True,
             locked=True,
+            chain_format=chain_format,
         )
     return len(events)

@@ -10,8 +10,14 @@ What the store promises:
   interrupted run keeps everything it committed and is marked ``interrupted``;
 * an accepted run (and its scores) is never modified again, and an interrupted run is never
   accepted;
-* every finished run, acceptance and review appends an entry to the audit chain (``eval_chain``)
-  in the same transaction, and :meth:`Store.verify_chain` recomputes the chain from the rows.
+* every finished run, acceptance and review, and every change to the golden set, appends an
+  entry to the audit chain (``eval_chain``) in the same transaction, HMAC-ed when a chain key is
+  set (``SCREENEVAL_CHAIN_KEY``); :meth:`Store.verify_chain` recomputes the chain from the rows;
+* a run is ``complete`` only when the session says every selected item ran and every row is
+  stored, else ``partial`` (or ``interrupted``); score writes are idempotent per item, so a
+  re-run of a crashed worker's case replaces its rows instead of colliding with them;
+* acceptance is compare-and-swap: a run is accepted only while the baseline it was judged
+  against is still the current one.
 
 Every database error leaves a :class:`~pytest_screeneval.errors.StoreError` of one sentence.
 """
@@ -23,7 +29,7 @@ import json
 import os
 import socket
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
@@ -44,10 +50,11 @@ from pytest_screeneval.golden.model import (
 from pytest_screeneval.scoring.protocol import ScorerIdentity
 from pytest_screeneval.store import chain_queries as store_chain
 from pytest_screeneval.store import schema as t
-from pytest_screeneval.store.chain import ChainReport
+from pytest_screeneval.store.chain import CHAIN_KEY_ENV, ChainReport
 from pytest_screeneval.store.connect import (
     DEFAULT_BUSY_TIMEOUT,
     DEFAULT_DB_FILENAME,
+    WRITE,
     default_url,
     describe,
     make_engine,
@@ -84,6 +91,7 @@ __all__ = [
     "DEFAULT_STALE_HOURS",
     "SCHEMA_REVISION",
     "Acceptance",
+    "ChainHead",
     "ChainReport",
     "Review",
     "RunRecord",
@@ -97,12 +105,36 @@ __all__ = [
 ]
 
 SCHEMA_REVISION = t.SCHEMA_REVISION
-RUN_STATUSES = ("running", "complete", "interrupted")
-FINISHED_STATUSES = ("complete", "interrupted")
+RUN_STATUSES = ("running", "complete", "partial", "interrupted")
+FINISHED_STATUSES = ("complete", "partial", "interrupted")
+# the largest id an INTEGER column holds on both backends (SQLite raises OverflowError above it)
+_MAX_ID = 2**63 - 1
 # A 'running' run started on another host is taken as abandoned after this long.
 DEFAULT_STALE_HOURS = 24.0
 # PostgreSQL advisory lock key serialising schema creation and golden-set syncs.
 _PG_LOCK_KEY = 0x5C4EE7A1
+
+
+@dataclass(frozen=True)
+class ChainHead:
+    """The chain's last entry: what an artefact prints so a copy kept elsewhere can anchor it."""
+
+    seq: int
+    hash: str
+    key_id: str | None  # the id of the chain key that HMAC-ed it, None when unkeyed
+
+    def as_dict(self) -> dict[str, object]:
+        return {"seq": self.seq, "hash": self.hash, "key_id": self.key_id}
+
+    def __str__(self) -> str:
+        keyed = f", keyed {self.key_id}" if self.key_id else ""
+        return f"entry {self.seq} {self.hash}{keyed}"
+
+
+def chain_key_from_env() -> bytes | None:
+    """The chain key from ``SCREENEVAL_CHAIN_KEY`` (its UTF-8 bytes), None when unset or empty."""
+    value = os.environ.get(CHAIN_KEY_ENV, "")
+    return value.encode("utf-8") if value else None
 
 
 def utc_now() -> str:
@@ -138,9 +170,17 @@ def _guarded(method: Callable[_P, _R]) -> Callable[_P, _R]:
 class Store:
     """The run store at one database URL. Open it with :meth:`Store.open`."""
 
-    def __init__(self, url: str, *, busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
+        chain_key: bytes | None = None,
+    ) -> None:
         # use Store.open: it also checks the schema
         self.url = url
+        # the key that HMACs new chain entries and checks keyed ones (SCREENEVAL_CHAIN_KEY)
+        self.chain_key = chain_key if chain_key is not None else chain_key_from_env()
         self.masked_url = mask_url(url)
         self.busy_timeout = busy_timeout
         self._parsed = parse_url(url)
@@ -151,7 +191,12 @@ class Store:
 
     @classmethod
     def open(
-        cls, url: str, *, create: bool = True, busy_timeout: float = DEFAULT_BUSY_TIMEOUT
+        cls,
+        url: str,
+        *,
+        create: bool = True,
+        busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
+        chain_key: bytes | None = None,
     ) -> Store:
         """Open the store; an empty database gets the schema when ``create`` is true.
 
@@ -171,7 +216,7 @@ class Store:
                     ) from None
             elif not path.exists():
                 raise StoreError(f"There is no SQLite store at {path}.")
-        store = cls(url, busy_timeout=busy_timeout)
+        store = cls(url, busy_timeout=busy_timeout, chain_key=chain_key)
         try:
             store._check_schema(create=create)
         except BaseException:
@@ -245,6 +290,8 @@ class Store:
         synced_at = utc_now()
         with write_transaction(self.engine) as conn:
             self._lock(conn)
+            self._refuse_unkeyed_append(conn)
+            before = store_chain.golden_state(conn, store_chain.STORE_GOLDEN_TABLES)
             stored = {row.case_id: row for row in conn.execute(sa.select(t.cases))}
             _refuse_changed_texts(golden.cases, stored)
 
@@ -306,6 +353,14 @@ class Store:
                 case_id
                 for case_id, row in stored.items()
                 if case_id not in synced_ids and row.retired_at is None
+            )
+            store_chain.append_golden(
+                conn,
+                store_chain.STORE_TABLES,
+                before=before,
+                reason=f"a sync of the golden set {golden.root}".rstrip(),
+                recorded_at=synced_at,
+                key=self.chain_key,
             )
         return SyncReport(
             added=tuple(added),
@@ -436,6 +491,21 @@ class Store:
             ids = [row.case_id for row in case_rows]
             expected = _latest_expectations(conn, ids)
             ratings = _latest_ratings(conn, ids)
+            # a golden set edited in the database is refused before anything is scored with it
+            edited = store_chain.golden_break(conn)
+        for row in case_rows:
+            if sha256_text(row.input_text) != row.input_sha256:
+                raise GoldenSetError(
+                    f"Case {row.case_id} in the store at {self.masked_url} was frozen with input "
+                    f"sha256 {row.input_sha256[:12]} but its stored text now has sha256 "
+                    f"{sha256_text(row.input_text)[:12]}: the text was edited in the database, "
+                    "so it is not scored."
+                )
+        if edited is not None:
+            raise GoldenSetError(
+                f"The golden set in the store at {self.masked_url} was changed outside "
+                f"pytest-screeneval, so it is not scored: {edited}."
+            )
         cases: list[Case] = []
         for row in sorted(case_rows, key=lambda r: (r.label, r.case_id)):
             case_expected: dict[str, Expectation] = {}
@@ -488,6 +558,8 @@ class Store:
         if not by.strip():
             raise StoreError(f"Retiring case {case_id} needs the name of who retires it.")
         with write_transaction(self.engine) as conn:
+            self._refuse_unkeyed_append(conn)
+            before = store_chain.golden_state(conn, store_chain.STORE_GOLDEN_TABLES)
             row = conn.execute(
                 sa.select(t.cases.c.retired_at, t.cases.c.retired_by).where(
                     t.cases.c.case_id == case_id
@@ -504,6 +576,14 @@ class Store:
                 t.cases.update()
                 .where(t.cases.c.case_id == case_id)
                 .values(retired_at=at or utc_now(), retired_by=by)
+            )
+            store_chain.append_golden(
+                conn,
+                store_chain.STORE_TABLES,
+                before=before,
+                reason=f"the retirement of case {case_id} by {by}",
+                recorded_at=utc_now(),
+                key=self.chain_key,
             )
 
     # ---- runs ----------------------------------------------------------------------------
@@ -522,8 +602,10 @@ class Store:
         selection: str = "",
         config: Mapping[str, object] | None = None,
     ) -> int:
-        """Record a new run as 'running' and return its id."""
+        """Record a new run as 'running' and return its id, with the chain position of the
+        golden set as it is now (the set the run is about to score)."""
         with write_transaction(self.engine) as conn:
+            self._refuse_unkeyed_append(conn)
             result = conn.execute(
                 t.runs.insert().values(
                     scorer=identity.name,
@@ -545,15 +627,47 @@ class Store:
                     config=canonical_json(dict(config or {})),
                     host=socket.gethostname(),
                     pid=os.getpid(),
+                    golden_seq=store_chain.golden_seq(conn),
                 )
             )
             return int(result.inserted_primary_key[0])
 
     @_guarded
     def write_scores(self, rows: Sequence[ScoreRow]) -> None:
-        """Write a batch of score rows in one transaction; only runs still 'running' take rows."""
+        """Write a batch of score rows; only runs still 'running' take rows.
+
+        Idempotent per item: a row for a (run, case, variant, repeat, criterion) already stored
+        is replaced, so a case re-run after its xdist worker crashed neither collides with the
+        rows the dead worker wrote nor duplicates them. The batch goes in one transaction; if
+        the database refuses it anyway, each case is written in a transaction of its own so
+        one case's refusal cannot drop another case's rows, and the refused cases are named.
+        """
         if not rows:
             return
+        try:
+            self._write_scores(rows)
+        except sa.exc.IntegrityError:
+            by_case: dict[str, list[ScoreRow]] = {}
+            for row in rows:
+                by_case.setdefault(row.case_id, []).append(row)
+            if len(by_case) == 1:
+                raise
+            refused: list[str] = []
+            first: sa.exc.IntegrityError | None = None
+            for case_id, case_rows in by_case.items():
+                try:
+                    self._write_scores(case_rows)
+                except sa.exc.IntegrityError as exc:
+                    refused.append(case_id)
+                    first = first or exc
+            if first is not None:
+                raise StoreError(
+                    f"The store {self.masked_url} refused the score rows of case(s) "
+                    f"{', '.join(refused)} ({str(first.orig).splitlines()[0]}); the other cases' "
+                    "rows of the batch are stored."
+                ) from None
+
+    def _write_scores(self, rows: Sequence[ScoreRow]) -> None:
         run_ids = sorted({row.run_id for row in rows})
         with write_transaction(self.engine) as conn:
             # FOR SHARE (PostgreSQL): a concurrent finish_run waits for this batch, and this
@@ -574,7 +688,9 @@ class Store:
                         f"Run {run_id} is {statuses[run_id]}, so no more scores can be "
                         "written to it."
                     )
-            conn.execute(t.scores.insert(), [score_values(row) for row in rows])
+            # one row per item: the last one given wins (as a later batch's would)
+            unique = {_item_key(row): score_values(row) for row in rows}
+            conn.execute(_upsert_scores(self.dialect), list(unique.values()))
 
     @_guarded
     def finish_run(
@@ -585,12 +701,13 @@ class Store:
         served_model: str | None = None,
         verdict: Mapping[str, Any] | None = None,
     ) -> None:
-        """Close a running run as 'complete' or 'interrupted' and chain it: its record (with the
-        ``verdict``, the gates and crossings decided at the end) and all its score rows are
-        hashed with the previous chain entry's hash."""
+        """Close a running run as 'complete', 'partial' or 'interrupted' and chain it: its
+        record (with the ``verdict``, the gates and crossings decided at the end, and what was
+        missing) and all its score rows are hashed with the previous chain entry's hash."""
         if status not in FINISHED_STATUSES:
             raise StoreError(
-                f"A run finishes as 'complete' or 'interrupted', not {status!r} (run {run_id})."
+                f"A run finishes as 'complete', 'partial' or 'interrupted', not {status!r} "
+                f"(run {run_id})."
             )
         with write_transaction(self.engine) as conn:
             current = self._run_status(conn, run_id, for_update=True)
@@ -620,6 +737,8 @@ class Store:
         host = socket.gethostname()
         cutoff = datetime.now(UTC) - timedelta(hours=stale_hours)
         with write_transaction(self.engine) as conn:
+            if store_chain.chain_head(conn)[2] is not None and self.chain_key is None:
+                return []  # a keyed chain: left for a session that holds the key
             running = conn.execute(
                 sa.select(t.runs.c.run_id, t.runs.c.host, t.runs.c.pid, t.runs.c.started_at).where(
                     t.runs.c.status == "running"
@@ -647,6 +766,7 @@ class Store:
 
     @_guarded
     def get_run(self, run_id: int) -> RunRecord:
+        _check_run_id(run_id, self.masked_url)
         with self.engine.connect() as conn:
             found = self._select_runs(conn, sa.true(), run_id=run_id)
         if not found:
@@ -662,6 +782,7 @@ class Store:
     @_guarded
     def scores(self, run_id: int) -> list[ScoreRow]:
         """A run's score rows, ordered by case, variant, repeat, criterion."""
+        _check_run_id(run_id, self.masked_url)
         with self.engine.connect() as conn:
             rows = conn.execute(sa.select(t.scores).where(t.scores.c.run_id == run_id)).all()
         result = [score_row(row) for row in rows]
@@ -691,11 +812,20 @@ class Store:
 
     @_guarded
     def accept(self, run_id: int, *, by: str, note: str = "", forced: bool = False) -> Acceptance:
-        """Make a complete run the baseline, recording who, when, why and what it replaces."""
+        """Make a complete run the baseline, recording who, when, why and what it replaces.
+
+        Compare-and-swap: the run is accepted only if the current baseline (of its rubric) is
+        still the one it was judged against, read and replaced in one serialised transaction
+        (BEGIN IMMEDIATE on SQLite, an advisory lock on PostgreSQL), so of several concurrent
+        acceptances judged against the same baseline exactly one wins. A partial run needs
+        ``forced`` (with a note); an interrupted or running one is never accepted.
+        """
+        _check_run_id(run_id, self.masked_url)
         if not by.strip():
             raise StoreError(f"Accepting run {run_id} needs the name of who accepts it.")
         with write_transaction(self.engine) as conn:
             self._lock(conn)
+            self._refuse_unkeyed_append(conn)
             status = self._run_status(conn, run_id)
             existing = conn.execute(
                 sa.select(t.acceptances).where(t.acceptances.c.run_id == run_id)
@@ -707,14 +837,33 @@ class Store:
                 )
             if status == "interrupted":
                 raise StoreError(f"run {run_id} was interrupted and can never become a baseline.")
-            if status != "complete":
+            if status == "running":
                 raise StoreError(
                     f"run {run_id} is still running; only a complete run can become a baseline."
                 )
-            rubric_id = conn.execute(
-                sa.select(t.runs.c.rubric_id).where(t.runs.c.run_id == run_id)
-            ).scalar_one()
+            if status == "partial" and not (forced and note.strip()):
+                raise StoreError(
+                    f"run {run_id} is partial (it stopped before every selected item ran and was "
+                    "stored); only a complete run can become a baseline unless forced with a note."
+                )
+            rubric_id, judged_against = conn.execute(
+                sa.select(t.runs.c.rubric_id, t.runs.c.baseline_run_id).where(
+                    t.runs.c.run_id == run_id
+                )
+            ).one()
             previous = self._baseline(conn, rubric_id)
+            current = previous.run_id if previous is not None else None
+            if current != judged_against:
+                against = f"baseline run {judged_against}" if judged_against else "no baseline"
+                now = (
+                    f"run {current} (accepted by {previous.accepted.accepted_by})"
+                    if previous is not None and previous.accepted is not None
+                    else "none"
+                )
+                raise StoreError(
+                    f"Run {run_id} was not accepted: it was judged against {against}, but the "
+                    f"baseline is now {now}; run it again against the current baseline."
+                )
             acceptance = Acceptance(
                 run_id=run_id,
                 accepted_by=by,
@@ -730,6 +879,7 @@ class Store:
                 kind="acceptance",
                 ref_id=int(inserted.inserted_primary_key[0]),
                 recorded_at=utc_now(),
+                key=self.chain_key,
             )
         return acceptance
 
@@ -762,7 +912,10 @@ class Store:
             reviewed_at=utc_now(),
             note=note,
         )
+        _check_run_id(run_id, self.masked_url)
+        _check_run_id(baseline_run_id, self.masked_url)
         with write_transaction(self.engine) as conn:
+            self._refuse_unkeyed_append(conn)
             self._run_status(conn, run_id)
             self._run_status(conn, baseline_run_id)
             inserted = conn.execute(t.reviews.insert().values(**asdict(review)))
@@ -772,6 +925,7 @@ class Store:
                 kind="review",
                 ref_id=int(inserted.inserted_primary_key[0]),
                 recorded_at=utc_now(),
+                key=self.chain_key,
             )
         return review
 
@@ -820,7 +974,26 @@ class Store:
                 # one snapshot for the whole walk: a run finishing meanwhile is not a break
                 conn = conn.execution_options(isolation_level="REPEATABLE READ")
             with conn.begin():
-                return store_chain.verify(conn)
+                return store_chain.verify(conn, key=self.chain_key)
+
+    @_guarded
+    def chain_head(self) -> ChainHead:
+        """The chain's last entry, as artefacts print it."""
+        with self.engine.connect() as conn:
+            seq, entry_hash, head_key = store_chain.chain_head(conn)
+        return ChainHead(seq=seq, hash=entry_hash, key_id=head_key)
+
+    @_guarded
+    def scorer_errors(self, run_id: int) -> int:
+        """How many of a run's score rows carry a scorer error."""
+        _check_run_id(run_id, self.masked_url)
+        query = (
+            sa.select(sa.func.count())
+            .select_from(t.scores)
+            .where((t.scores.c.run_id == run_id) & t.scores.c.error.is_not(None))
+        )
+        with self.engine.connect() as conn:
+            return int(conn.execute(query).scalar_one())
 
     def _chain_run(self, conn: Connection, run_id: int) -> None:
         """Append a just-finished run's chain entry (in its finishing transaction)."""
@@ -828,8 +1001,24 @@ class Store:
         # hashed before taking the chain lock: other runs finishing need not wait for this read
         rows = store_chain.run_rows_digest(conn, tables, run_id)
         store_chain.append_entry(
-            conn, tables, kind="run", ref_id=run_id, recorded_at=utc_now(), rows=rows
+            conn,
+            tables,
+            kind="run",
+            ref_id=run_id,
+            recorded_at=utc_now(),
+            rows=rows,
+            key=self.chain_key,
         )
+
+    def _refuse_unkeyed_append(self, conn: Connection) -> None:
+        """Refuse to extend a keyed chain without its key: the entry would be unkeyed, and a
+        key holder's verify would rightly call that a re-write."""
+        _, _, head_key = store_chain.chain_head(conn)
+        if head_key is not None and self.chain_key is None:
+            raise StoreError(
+                f"The audit chain of {self.masked_url} is keyed (key id {head_key}); set "
+                f"{CHAIN_KEY_ENV} to record in it."
+            )
 
     # ---- reuse -----------------------------------------------------------------------------
 
@@ -883,6 +1072,12 @@ class Store:
 # --------------------------------------------------------------------------------------------
 # Row helpers
 # --------------------------------------------------------------------------------------------
+
+
+def _check_run_id(run_id: int, where: str) -> None:
+    """A run id no column can hold is a run that does not exist (not a driver overflow)."""
+    if not 0 < run_id <= _MAX_ID:
+        raise StoreError(f"There is no run {run_id} in {where}.")
 
 
 def _read_revision(conn: Connection) -> str | None:
@@ -975,6 +1170,36 @@ def _rating_row(
     }
 
 
+_ITEM_KEY = ("run_id", "case_id", "variant_key", "repeat_index", "criterion")
+
+
+def _item_key(row: ScoreRow) -> tuple[object, ...]:
+    return tuple(getattr(row, name) for name in _ITEM_KEY)
+
+
+def _upsert_scores(dialect: str) -> sa.Insert:
+    """An INSERT of score rows that replaces a row already stored for the same item."""
+    if dialect == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+        statement: Any = pg_insert(t.scores)
+    elif dialect == "sqlite":
+        from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+        statement = sqlite_insert(t.scores)
+    else:  # no portable upsert: a duplicate is refused, per case (see write_scores)
+        return t.scores.insert()
+    replaced = {
+        column.name: statement.excluded[column.name]
+        for column in t.scores.c
+        if column.name not in ("id", *_ITEM_KEY)
+    }
+    upsert: sa.Insert = statement.on_conflict_do_update(
+        index_elements=list(_ITEM_KEY), set_=replaced
+    )
+    return upsert
+
+
 def _is_accepted(conn: Connection, run_id: int) -> bool:
     query = sa.select(t.acceptances.c.id).where(t.acceptances.c.run_id == run_id)
     return conn.execute(query).first() is not None
@@ -1031,9 +1256,22 @@ def upgrade(url: str, *, busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> tuple[st
             before = _read_revision(conn)
         config = Config()
         config.set_main_option("script_location", str(MIGRATIONS_DIR))
-        with write_transaction(engine) as conn:
-            config.attributes["connection"] = conn
-            command.upgrade(config, "head")
+        with engine.connect() as conn:
+            sqlite = parsed.get_backend_name() == "sqlite"
+            if sqlite:
+                # SQLite's documented way to copy a table others refer to (revision 0003 copies
+                # eval_runs to change its CHECK): foreign keys off outside the transaction, and
+                # checked before it commits
+                conn.connection.dbapi_connection.execute("PRAGMA foreign_keys=OFF")  # type: ignore[union-attr]
+            writing = conn.execution_options(**{WRITE: True})
+            with writing.begin():
+                config.attributes["connection"] = writing
+                command.upgrade(config, "head")
+                if sqlite and writing.exec_driver_sql("PRAGMA foreign_key_check").first():
+                    raise StoreError(
+                        f"Cannot upgrade the store {where}: a foreign key no longer holds after "
+                        "the migration; nothing was changed."
+                    )
         with engine.connect() as conn:
             after = _read_revision(conn) or SCHEMA_REVISION
     except CommandError as exc:

@@ -2,8 +2,9 @@
 
 Portable on purpose: every text is ``Text``, every timestamp is ISO-8601 text with its timezone
 and every structured value is JSON text, so a row reads back byte-identical from SQLite and from
-PostgreSQL. The Alembic revisions (``0001``, then ``0002`` adding ``eval_chain``) create exactly
-these tables; a test holds them equal.
+PostgreSQL. The Alembic revisions (``0001``, then ``0002`` adding ``eval_chain``, then ``0003``
+adding the ``partial`` status, golden chain entries and the chain key) create exactly these
+tables; a test holds them equal.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ __all__ = [
 ]
 
 # The Alembic head this code reads and writes; bump it with every new migration script.
-SCHEMA_REVISION = "0002"
+SCHEMA_REVISION = "0003"
 ALEMBIC_VERSION_TABLE = "alembic_version"
 
 # Constraint names are explicit so migrations can refer to them on every backend.
@@ -130,8 +131,11 @@ runs = sa.Table(
     sa.Column("pid", sa.Integer, nullable=False),
     # JSON: the gates and crossings decided when the run finished (revision 0002)
     sa.Column("verdict", sa.Text, nullable=True),
+    # the chain position (seq) of the golden set the run was scored against (revision 0003)
+    sa.Column("golden_seq", sa.Integer, nullable=True),
+    # partial: stopped early (-x, a crashed worker, a failed write); see DESIGN §5
     sa.CheckConstraint(
-        "status IN ('running', 'complete', 'interrupted')", name="ck_eval_runs_status"
+        "status IN ('running', 'complete', 'partial', 'interrupted')", name="ck_eval_runs_status"
     ),
 )
 
@@ -204,8 +208,13 @@ chain = sa.Table(
     sa.Column("prev_hash", sa.Text, nullable=False),
     sa.Column("entry_hash", sa.Text, nullable=False),
     sa.Column("recorded_at", sa.Text, nullable=False),
-    sa.Column("backfilled", sa.Boolean, nullable=False),  # computed at the upgrade to 0002
-    sa.CheckConstraint("kind IN ('run', 'acceptance', 'review')", name="ck_eval_chain_kind"),
+    sa.Column("backfilled", sa.Boolean, nullable=False),  # computed at an upgrade
+    # revision 0003: the entry's format (1 before it) and the id of the key that HMAC-ed it
+    sa.Column("format", sa.Integer, nullable=False, server_default=sa.text("1")),
+    sa.Column("key_id", sa.Text, nullable=True),
+    sa.CheckConstraint(
+        "kind IN ('run', 'acceptance', 'review', 'golden')", name="ck_eval_chain_kind"
+    ),
     # one entry per record, and no two entries extending the same one (no fork)
     sa.UniqueConstraint("kind", "ref_id", name="uq_eval_chain_kind_ref_id"),
     sa.UniqueConstraint("prev_hash", name="uq_eval_chain_prev_hash"),

@@ -64,6 +64,7 @@ class RunRecord:
     host: str = ""
     pid: int = 0
     verdict: Mapping[str, Any] | None = None  # gates and crossings recorded at the finish
+    golden_seq: int | None = None  # the chain position of the golden set it was scored against
 
     @property
     def identity(self) -> ScorerIdentity:
@@ -210,6 +211,7 @@ def run_record(row: Mapping[str, Any]) -> RunRecord:
         host=row[runs.host],
         pid=row[runs.pid],
         verdict=None if row[runs.verdict] is None else json.loads(row[runs.verdict]),
+        golden_seq=row[runs.golden_seq],
     )
 
 

@@ -18,7 +18,8 @@ from datetime import UTC, datetime
 import sqlalchemy as sa
 from alembic import op
 
-from pytest_screeneval.store.chain import ACCEPTANCE_FIELDS, REVIEW_FIELDS, RUN_FIELDS, SCORE_FIELDS
+from pytest_screeneval.store.chain import ACCEPTANCE_FIELDS, REVIEW_FIELDS, SCORE_FIELDS
+from pytest_screeneval.store.chain import RUN_FIELDS_V1 as RUN_FIELDS
 from pytest_screeneval.store.chain_queries import ChainTables, backfill
 
 revision: str = "0002"
@@ -59,8 +60,12 @@ def upgrade() -> None:
         reviews=_snapshot("eval_reviews", REVIEW_FIELDS),
         chain=chain,
     )
+    # format 1: the entries this revision has always written (0003 brings format 2)
     backfill(
-        op.get_bind(), tables, recorded_at=datetime.now(UTC).isoformat(timespec="microseconds")
+        op.get_bind(),
+        tables,
+        recorded_at=datetime.now(UTC).isoformat(timespec="microseconds"),
+        chain_format=1,
     )
 
 
