@@ -3,16 +3,23 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
+import json
 import threading
+from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
 from golden_factory import make_golden, make_identity, make_rows
 
 from pytest_screeneval.cli.main import main
+from pytest_screeneval.errors import GoldenSetError, StoreError
+from pytest_screeneval.golden.model import Expectation, sha256_text
+from pytest_screeneval.store import chain_queries
 from pytest_screeneval.store import schema as t
 from pytest_screeneval.store.chain import (
+    CHAIN_KEY_ENV,
     GENESIS_HASH,
     RUN_FIELDS,
     SCORE_FIELDS,
@@ -20,6 +27,7 @@ from pytest_screeneval.store.chain import (
     Current,
     check_entries,
     digest_rows,
+    key_id,
     new_entry,
     record_json,
 )
@@ -461,7 +469,7 @@ def test_verify_command_exit_status_and_sentences(
     last_hash = chain_rows(store)[-1].entry_hash
     assert main(["verify", "--db", store_url]) == 0
     captured = capsys.readouterr()
-    assert (captured.out, captured.err) == (f"chain intact: 5 entries, last hash {last_hash}\n", "")
+    assert (captured.out, captured.err) == (f"chain intact: 6 entries, last hash {last_hash}\n", "")
 
     tamper(
         store,
@@ -473,7 +481,269 @@ def test_verify_command_exit_status_and_sentences(
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err == (
-        f"screeneval: The audit chain of {store.masked_url} is broken (5 entries): run {first}: "
+        f"screeneval: The audit chain of {store.masked_url} is broken (6 entries): run {first}: "
         "its score rows no longer match the hash recorded when it finished (the score row for "
         "case cc-001 / communication changed).\n"
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# The golden set in the chain (issue 14, 3)
+# --------------------------------------------------------------------------------------------
+
+GOLDEN_EDITS = {
+    "case text and sha": (
+        "UPDATE eval_cases SET input_text = 'Edited.', input_sha256 = :sha "
+        "WHERE case_id = 'cc-001'",
+        "case cc-001 in eval_cases no longer matches the digest chain entry 1 recorded "
+        "(changed: input_sha256, input_text): it was edited outside pytest-screeneval",
+    ),
+    "expectation": (
+        "UPDATE eval_expectations SET expected = 1 WHERE case_id = 'cc-001' "
+        "AND criterion = 'skills'",
+        "the expectation of case cc-001 / skills set by",
+    ),
+    "rating": (
+        "UPDATE eval_ratings SET score = 5 WHERE case_id = 'cc-002' AND rater = 'rater-kt'",
+        "the rating of case cc-002 / communication by rater-kt",
+    ),
+    "rubric": ("UPDATE eval_rubrics SET body = '{}'", "rubric support-engineer (sha"),
+    "variants": ("UPDATE eval_variants SET body = '{}'", "the variants (sha"),
+    "retirement": (
+        "UPDATE eval_cases SET retired_at = :now, retired_by = 'Mallory Vance' "
+        "WHERE case_id = 'gap-001'",
+        "case gap-001 in eval_cases no longer matches the digest chain entry 1 recorded "
+        "(changed: retired_at, retired_by)",
+    ),
+    "expectation history deleted": (
+        "DELETE FROM eval_expectations WHERE case_id = 'cc-002' AND criterion = 'skills'",
+        "was deleted from eval_expectations, yet chain entry 1 holds it",
+    ),
+}
+
+
+@pytest.mark.parametrize("edit", sorted(GOLDEN_EDITS))
+def test_verify_names_every_kind_of_edit_to_the_golden_set(store: Store, edit: str) -> None:
+    history(store)
+    assert store.verify_chain().ok
+    sql, named = GOLDEN_EDITS[edit]
+    tamper(store, sql, sha="e" * 64, now=NOW)
+    assert named in broken(store)
+
+
+def test_a_rating_added_by_hand_is_named(store: Store) -> None:
+    with store.engine.begin() as conn:
+        conn.execute(
+            t.ratings.insert().values(
+                case_id="cc-001", criterion="skills", rater="rater-zz", score=1, recorded_at=NOW
+            )
+        )
+    assert broken(store).endswith(
+        "is in eval_ratings but in no chain entry: it was added outside pytest-screeneval"
+    )
+
+
+def test_changes_made_by_the_store_keep_the_chain_intact(store: Store) -> None:
+    golden = make_golden()
+    changed = dataclasses.replace(
+        golden.cases[1],
+        expected={
+            **golden.cases[1].expected,
+            "skills": Expectation("skills", 5, "Priya Venkat", "2026-11-30"),
+        },
+        ratings={"communication": {"rater-ab": 4}},
+    )
+    store.sync_golden_set(
+        dataclasses.replace(golden, cases=(golden.cases[0], changed, golden.cases[2]))
+    )
+    store.retire_case("cc-001", by="Priya Venkat")
+    with store.engine.connect() as conn:
+        kinds = [
+            row.kind for row in conn.execute(sa.select(t.chain.c.kind).order_by(t.chain.c.seq))
+        ]
+    assert kinds == ["golden", "golden", "golden"]  # the first sync, the change, the retirement
+    assert store.verify_chain().ok
+    # syncing the same set again changes nothing and chains nothing
+    store.sync_golden_set(
+        dataclasses.replace(golden, cases=(golden.cases[0], changed, golden.cases[2]))
+    )
+    assert store.verify_chain().entries == 3
+
+
+def test_a_hand_edit_is_not_laundered_by_the_next_sync(store: Store) -> None:
+    tamper(store, "UPDATE eval_ratings SET score = 5 WHERE rater = 'rater-kt'")
+    store.sync_golden_set(make_golden())  # the file still says 2: a new history row is written
+    assert "the rating of case cc-002 / communication by rater-kt" in broken(store)
+
+
+def test_a_run_records_the_golden_set_position_it_used(store: Store) -> None:
+    first = finished_run(store)
+    store.retire_case("gap-001", by="Priya Venkat")
+    second = finished_run(store)
+    golden_seqs = {row.ref_id: row.seq for row in chain_rows(store) if row.kind == "golden"}
+    assert store.get_run(first).golden_seq == golden_seqs[1]
+    assert store.get_run(second).golden_seq == golden_seqs[2]
+    # the position is part of the run's chained record
+    tamper(store, "UPDATE eval_runs SET golden_seq = 1 WHERE run_id = :run", run=second)
+    assert broken(store).startswith(f"run {second}: its run record no longer matches")
+
+
+def test_the_store_golden_set_refuses_an_edited_frozen_text(store: Store) -> None:
+    assert store.load_golden_set().cases
+    tamper(store, "UPDATE eval_cases SET input_text = 'Edited.' WHERE case_id = 'cc-001'")
+    with pytest.raises(GoldenSetError) as caught:
+        store.load_golden_set()
+    assert str(caught.value).startswith(
+        f"Case cc-001 in the store at {store.masked_url} was frozen with input sha256 "
+    )
+    assert "the text was edited in the database, so it is not scored." in str(caught.value)
+    # text and sha edited together: the chain still names it
+    edited = sha256_text("Edited.")
+    tamper(store, "UPDATE eval_cases SET input_sha256 = :sha WHERE case_id = 'cc-001'", sha=edited)
+    with pytest.raises(GoldenSetError, match="was changed outside pytest-screeneval") as caught:
+        store.load_golden_set()
+    assert "case cc-001 in eval_cases" in str(caught.value) and "\n" not in str(caught.value)
+
+
+# --------------------------------------------------------------------------------------------
+# Anchors outside the database and the keyed chain (issue 14, 4)
+# --------------------------------------------------------------------------------------------
+
+
+def reforge(store: Store) -> None:
+    """Rewrite the whole chain consistently from the current rows, with the project's own
+    functions: what someone with write access to the database and no key can do."""
+    with store.engine.begin() as conn:
+        conn.execute(t.chain.delete())
+        chain_queries.backfill(conn, chain_queries.STORE_TABLES, recorded_at=NOW)
+        chain_queries.append_golden(
+            conn, chain_queries.STORE_TABLES, before={}, reason="a sync", recorded_at=NOW
+        )
+
+
+def verify_cli(store_url: str, *args: str) -> tuple[int, str, str]:
+    import contextlib
+    import io
+
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        code = main(["--db", store_url, "verify", *args])
+    return code, stdout.getvalue(), stderr.getvalue()
+
+
+def test_expect_head_detects_truncation_wiping_and_reforging(store: Store, store_url: str) -> None:
+    first, _, _ = history(store)
+    head = store.chain_head()
+    kept = f"{head.seq}:{head.hash}"
+    assert verify_cli(store_url, "--expect-head", kept)[0] == 0
+    newest = finished_run(store)  # the chain grows past the kept head: still fine
+    code, out, _ = verify_cli(store_url, "--expect-head", kept)
+    assert code == 0 and "1 entries after it" in out
+
+    # truncated: the newest run deleted with its rows and its entry; verify alone cannot tell
+    newest_head = store.chain_head()
+    for table in ("eval_chain WHERE kind = 'run' AND ref_id", "eval_scores WHERE run_id"):
+        tamper(store, f"DELETE FROM {table} = :run", run=newest)
+    tamper(store, "DELETE FROM eval_runs WHERE run_id = :run", run=newest)
+    assert verify_cli(store_url)[0] == 0
+    code, _, err = verify_cli(store_url, "--expect-head", f"{newest_head.seq}:{newest_head.hash}")
+    assert code == 1 and "the chain has 6 entries but the head kept outside" in err
+    assert "the newest entries were deleted (truncated)" in err
+
+    # re-forged: a score edited and the chain rebuilt; verify alone cannot tell
+    tamper(store, "UPDATE eval_scores SET score = 1 WHERE run_id = :run", run=first)
+    reforge(store)
+    assert verify_cli(store_url)[0] == 0
+    code, _, err = verify_cli(store_url, "--expect-head", kept)
+    assert code == 1
+    assert "does not match the head kept outside it: entry 6 is not the head kept outside" in err
+    assert "re-written (re-forged)" in err and "\n" not in err.rstrip("\n")
+
+    # wiped: everything gone, "0 entries, intact" alone
+    with store.engine.begin() as conn:
+        for table in (t.chain, t.reviews, t.acceptances, t.scores, t.runs):
+            conn.execute(table.delete())
+        for table in (t.ratings, t.expectations, t.cases, t.rubrics, t.variants):
+            conn.execute(table.delete())
+    assert verify_cli(store_url)[0] == 0
+    code, _, err = verify_cli(store_url, "--expect-head", head.hash)
+    assert code == 1 and "the chain is empty but the head kept outside is" in err
+    assert "the chain was wiped" in err
+
+
+def test_a_keyed_chain_can_be_re_forged_only_with_the_key(
+    store_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(CHAIN_KEY_ENV, "correct horse battery staple")
+    with Store.open(store_url) as keyed:
+        keyed.sync_golden_set(make_golden(), now=NOW)
+        first, _, _ = history(keyed)
+        report = keyed.verify_chain()
+        assert report.ok and report.keyed == report.entries == 6
+        assert keyed.chain_head().key_id == key_id(b"correct horse battery staple")
+
+    # without the key: keyed entries cannot be checked, and nothing can be recorded
+    monkeypatch.delenv(CHAIN_KEY_ENV)
+    with Store.open(store_url) as keyless:
+        assert keyless.verify_chain().unchecked == 6
+        with pytest.raises(StoreError, match=r"is keyed .* set SCREENEVAL_CHAIN_KEY to record"):
+            finished_run(keyless)
+    code, _, err = verify_cli(store_url)
+    assert code == 1 and "has 6 keyed entries whose HMAC cannot be checked" in err
+
+    # a re-forge without the key (the project's own functions, unkeyed) is named
+    monkeypatch.setenv(CHAIN_KEY_ENV, "correct horse battery staple")
+    with Store.open(store_url) as keyed:
+        tamper(keyed, "UPDATE eval_scores SET score = 1 WHERE run_id = :run", run=first)
+        with keyed.engine.begin() as conn:
+            conn.execute(t.chain.delete().where(t.chain.c.seq >= 2))
+            chain_queries.backfill(conn, chain_queries.STORE_TABLES, recorded_at=NOW)
+        assert "is not keyed although entry 1 before it is: the chain was re-written" in broken(
+            keyed
+        )
+    # a wrong key is named as such
+    monkeypatch.setenv(CHAIN_KEY_ENV, "another key")
+    with Store.open(store_url) as wrong:
+        assert "was keyed with another key" in broken(wrong)
+
+
+def test_anchor_exports_a_signed_head_that_verify_checks(
+    store: Store,
+    store_url: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv(CHAIN_KEY_ENV, "anchor key")
+    with Store.open(store_url) as keyed:
+        finished_run(keyed)
+        head = keyed.chain_head()
+    anchor_file = tmp_path / "head.json"
+    assert main(["--db", store_url, "anchor", "--out", str(anchor_file)]) == 0
+    assert capsys.readouterr().out == (
+        f"anchored entry {head.seq} {head.hash} in {anchor_file}, signed with the chain key\n"
+    )
+    document = json.loads(anchor_file.read_text())
+    assert (document["seq"], document["head"]) == (head.seq, head.hash)
+    assert document["signed_with_key_id"] == key_id(b"anchor key") and document["signature"]
+    code, out, _ = verify_cli(store_url, "--expect-head", str(anchor_file))
+    assert code == 0 and "head kept outside (its signature checked out): entry 2" in out
+
+    # an anchor edited after it was made is refused
+    document["seq"] = 1
+    anchor_file.write_text(json.dumps(document))
+    code, _, err = verify_cli(store_url, "--expect-head", str(anchor_file))
+    assert code == 1 and "does not match its signature: it was edited after it was made" in err
+    # and without the key a signed anchor cannot be checked
+    monkeypatch.delenv(CHAIN_KEY_ENV)
+    code, _, err = verify_cli(store_url, "--expect-head", str(anchor_file))
+    assert code == 1 and "is signed (key id" in err
+
+
+def test_an_unusable_expect_head_is_one_sentence(store: Store, store_url: str) -> None:
+    code, _, err = verify_cli(store_url, "--expect-head", "not-a-hash")
+    assert code == 1
+    assert err == (
+        "screeneval: --expect-head 'not-a-hash' is neither a chain hash (64 hex digits, "
+        "optionally preceded by its entry number and a colon) nor an anchor file.\n"
     )

@@ -45,8 +45,16 @@ COMMANDS: list[Command] = [
     ),
     Command(
         ("verify",),
-        "check the audit chain: name the first run, acceptance or review whose rows changed",
+        "check the audit chain: name the first run, acceptance, review or golden-set row "
+        "that changed",
         store_admin.verify,
+        store_admin.verify_arguments,
+    ),
+    Command(
+        ("anchor",),
+        "export the chain's head (signed with SCREENEVAL_CHAIN_KEY) to keep outside the database",
+        store_admin.anchor,
+        store_admin.anchor_arguments,
     ),
     Command(
         ("cases", "import"),

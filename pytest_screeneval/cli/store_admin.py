@@ -1,17 +1,43 @@
-"""``screeneval verify | db upgrade``: the store's audit chain and its schema."""
+"""``screeneval verify | anchor | db upgrade``: the store's audit chain, its head, its schema.
+
+``verify`` recomputes the chain from the rows (see README, "What the audit record proves");
+``--expect-head`` also checks it against a head kept outside the database, which is what exposes
+a truncated, wiped or consistently re-forged chain. ``anchor`` writes that head as a small JSON
+document, HMAC-signed when ``SCREENEVAL_CHAIN_KEY`` is set.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+from pathlib import Path
 
 from pytest_screeneval.cli.common import open_store, out, resolve_db_url
 from pytest_screeneval.errors import ScreenevalError
 
-__all__ = ["db_upgrade", "verify"]
+__all__ = ["anchor", "anchor_arguments", "db_upgrade", "verify", "verify_arguments"]
+
+
+def verify_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--expect-head",
+        metavar="HEAD",
+        help="a head kept outside the database: HASH, SEQ:HASH, or an anchor file "
+        "(screeneval anchor); verify fails unless the chain grew from it",
+    )
 
 
 def verify(args: argparse.Namespace) -> int:
+    from pytest_screeneval.store.anchor import head_problem, parse_expected_head
+    from pytest_screeneval.store.chain import CHAIN_KEY_ENV
+
     with open_store(args) as store:
+        expected = (
+            parse_expected_head(args.expect_head, store.chain_key)
+            if getattr(args, "expect_head", None)
+            else None
+        )
         report = store.verify_chain()
         where = store.masked_url
     if not report.ok:
@@ -19,12 +45,65 @@ def verify(args: argparse.Namespace) -> int:
             f"The audit chain of {where} is broken ({report.entries} entries): "
             f"{report.first_break}."
         )
+    if report.unchecked:
+        raise ScreenevalError(
+            f"The audit chain of {where} has {report.unchecked} keyed entries whose HMAC cannot "
+            f"be checked without the key; set {CHAIN_KEY_ENV} to verify them."
+        )
+    if expected is not None:
+        problem = head_problem(report.hashes, expected)
+        if problem is not None:
+            raise ScreenevalError(
+                f"The audit chain of {where} does not match the head kept outside it: {problem}."
+            )
     backfilled = (
-        f" ({report.backfilled} backfilled at the schema upgrade that introduced the chain)"
-        if report.backfilled
-        else ""
+        f" ({report.backfilled} backfilled at schema upgrades)" if report.backfilled else ""
     )
     out(f"chain intact: {report.entries} entries{backfilled}, last hash {report.last_hash}")
+    if report.keyed:
+        out(f"keyed: {report.keyed} of {report.entries} entries carry an HMAC that checked out")
+    if expected is not None:
+        position = report.hashes.index(expected.hash) + 1 if expected.hash in report.hashes else 0
+        signed = " (its signature checked out)" if expected.signed else ""
+        out(
+            f"head kept outside{signed}: entry {position} {expected.hash[:16]}..., "
+            f"{report.entries - position} entries after it"
+        )
+    return 0
+
+
+def anchor_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--out", metavar="FILE", type=Path, help="write the anchor here (default: print it)"
+    )
+
+
+def anchor(args: argparse.Namespace) -> int:
+    """Verify the chain, then export its head (HMAC-signed with SCREENEVAL_CHAIN_KEY)."""
+    from pytest_screeneval.store.anchor import make_anchor
+    from pytest_screeneval.store.database import utc_now
+
+    with open_store(args) as store:
+        report = store.verify_chain()
+        head = store.chain_head()
+        where = store.masked_url
+        key = store.chain_key
+    if not report.ok or report.unchecked:
+        reason = report.first_break or "its keyed entries cannot be checked without the key"
+        raise ScreenevalError(f"The audit chain of {where} is not anchored: {reason}.")
+    document = make_anchor(
+        store=where, seq=head.seq, head=head.hash, at=utc_now(), head_key_id=head.key_id, key=key
+    )
+    text = json.dumps(document, indent=2, sort_keys=True) + "\n"
+    if args.out is None:
+        sys.stdout.write(text)
+        return 0
+    try:
+        args.out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise ScreenevalError(f"Cannot write the anchor to {args.out} ({exc.strerror}).") from None
+    signed = "signed with the chain key" if key is not None else "unsigned (no chain key)"
+    out(f"anchored entry {head.seq} {head.hash} in {args.out}, {signed}")
     return 0
 
 

@@ -1,9 +1,11 @@
-"""What stands in the way of accepting a run as the baseline (DESIGN §7).
+"""What stands in the way of accepting a run as the baseline (DESIGN §5, §7).
 
-A run is refused while it has a failed gate or a crossing nobody reviewed, unless forced with a
-note. Both ``--screeneval-accept`` and ``screeneval accept`` ask here, reading the verdict the run
-recorded when it finished (the verdict is part of the run's chained record, so it cannot be
-edited quietly afterwards).
+A run is refused while it has a failed gate, a crossing nobody reviewed, scorer errors, or is
+partial (stopped before every selected item ran and was stored), unless forced with a note; the
+store then accepts it only while the baseline it was judged against is still the current one
+(compare-and-swap, never overridden by forcing). Both ``--screeneval-accept`` and
+``screeneval accept`` ask here, reading the verdict the run recorded when it finished (the
+verdict is part of the run's chained record, so it cannot be edited quietly afterwards).
 """
 
 from __future__ import annotations
@@ -21,22 +23,36 @@ AcceptCheck = Callable[["Store", "RunRecord"], Sequence[str]]
 __all__ = ["AcceptCheck", "accept_run", "acceptance_blockers", "verdict_document"]
 
 
-def verdict_document(gates: Sequence[object], crossings: Sequence[object]) -> dict[str, object]:
-    """The verdict a run records at its finish: every gate and every crossing."""
-    return {
+def verdict_document(
+    gates: Sequence[object], crossings: Sequence[object], missing: str | None = None
+) -> dict[str, object]:
+    """The verdict a run records at its finish: every gate and every crossing, and for a
+    partial run what is missing."""
+    document: dict[str, object] = {
         "gates": [gate.as_dict() for gate in gates],  # type: ignore[attr-defined]
         "crossings": [
             {"case_id": c.case_id, "before": c.before, "after": c.after}  # type: ignore[attr-defined]
             for c in crossings
         ],
     }
+    if missing:
+        document["missing"] = missing
+    return document
 
 
 def acceptance_blockers(store: Store, run: RunRecord) -> list[str]:
-    """Failed gates and unreviewed crossings of the run, as short phrases; empty when none."""
+    """Partial status, scorer errors, failed gates and unreviewed crossings of the run, as short
+    phrases; empty when none."""
+    blockers: list[str] = []
+    if run.status == "partial":
+        missing = (run.verdict or {}).get("missing")
+        blockers.append(f"run {run.run_id} is partial" + (f" ({missing})" if missing else ""))
+    errors = store.scorer_errors(run.run_id)
+    if errors:
+        blockers.append(f"{errors} scorer error(s)")
     if run.verdict is None:
-        return [f"run {run.run_id} recorded no gate verdict"]
-    blockers = [
+        return [*blockers, f"run {run.run_id} recorded no gate verdict"]
+    blockers += [
         f"failed gate {gate['name']}" for gate in run.verdict["gates"] if gate["status"] == "FAIL"
     ]
     if run.baseline_run_id is not None:
