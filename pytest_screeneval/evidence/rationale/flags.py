@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from pytest_screeneval.evidence.rationale.grounding import ungrounded_claims
-from pytest_screeneval.evidence.rationale.protected import find_protected
+from pytest_screeneval.evidence.rationale.protected import ProtectedLexicon, find_protected
 from pytest_screeneval.evidence.rationale.text import (
     count_words,
     normalise,
@@ -78,9 +78,13 @@ def rationale_flags(
     score: int,
     rationale: str,
     evidence: Sequence[str] = (),
+    *,
+    protected_terms: ProtectedLexicon | None = None,
 ) -> list[str]:
     """The flags a rationale earns, sorted and unique (a subset of ``ALL_FLAGS``)."""
-    findings = rationale_findings(input_text, criterion, score, rationale, evidence)
+    findings = rationale_findings(
+        input_text, criterion, score, rationale, evidence, protected_terms=protected_terms
+    )
     return sorted({finding.flag for finding in findings})
 
 
@@ -90,10 +94,14 @@ def rationale_findings(
     score: int,
     rationale: str,
     evidence: Sequence[str] = (),
+    *,
+    protected_terms: ProtectedLexicon | None = None,
 ) -> list[Finding]:
     """Every flag with its reason, sorted by flag then detail.
 
     ``evidence`` is the scorer's quotes from the resume (a single string is one quote).
+    ``protected_terms`` is the lexicon the run uses (the built-in one unless the project's
+    ``screeneval_protected_terms`` file adds to it or replaces it).
     """
     text = normalise(rationale or "")
     quotes = (evidence,) if isinstance(evidence, str) else tuple(evidence or ())
@@ -106,7 +114,7 @@ def rationale_findings(
         findings.append(Finding(TOO_LONG, f"{sentences} sentences, more than {MAX_SENTENCES}"))
     if not criterion_named(criterion, text):
         findings.append(Finding(CRITERION_NOT_NAMED, f"does not name {criterion!r}"))
-    protected = find_protected(text)
+    protected = find_protected(text, lexicon=protected_terms)
     findings.extend(
         Finding(PROTECTED_ATTRIBUTE, f"{match.category}: {match.text!r}") for match in protected
     )

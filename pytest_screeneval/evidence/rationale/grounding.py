@@ -36,9 +36,12 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
-from functools import lru_cache
+from functools import cache, lru_cache
 from itertools import pairwise
-from typing import NamedTuple
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import yaml
 
 from pytest_screeneval.evidence.rationale.text import (
     casefold_text,
@@ -50,220 +53,11 @@ from pytest_screeneval.evidence.rationale.text import (
 __all__ = ["InputFacts", "input_facts", "ungrounded_claims"]
 
 # --------------------------------------------------------------------------------------------
-# The lexicon: group: aliases [<- groups in the resume that also ground a claim of this group]
-# An alias written "=Go" matches that exact case only (go, rust, swift are common words). A
-# group may take several lines; they add up.
+# The lexicon: data/grounding.yaml (its header says the format), read once
 # --------------------------------------------------------------------------------------------
-_LEXICON = """
-python: python | python3 | cpython
-java: java
-javascript: javascript | ecmascript <- typescript, nodejs, react, angular, vue, nextjs, svelte
-typescript: typescript
-go: =Go | golang
-rust: =Rust
-ruby: ruby
-rails: rails | ruby on rails
-php: php
-scala: scala
-kotlin: kotlin
-swift: =Swift
-csharp: c#
-cpp: c++
-dotnet: dotnet | asp.net
-sql: sql | t-sql | pl/sql <- postgresql, mysql, sqlite, sqlserver, bigquery, snowflake, redshift
-postgresql: postgresql | postgres | psql
-mysql: mysql | mariadb
-sqlite: sqlite
-sqlserver: sql server | mssql
-oracledb: =Oracle
-mongodb: mongodb | mongo
-redis: redis
-cassandra: cassandra
-dynamodb: dynamodb
-elasticsearch: elasticsearch | opensearch | elastic search
-kafka: kafka | apache kafka
-rabbitmq: rabbitmq
-spark: =Spark | apache spark | pyspark
-hadoop: hadoop
-airflow: airflow | apache airflow
-dbt: dbt
-snowflake: =Snowflake
-bigquery: bigquery
-redshift: redshift
-databricks: databricks
-aws: aws | amazon web services <- ec2, s3, eks, ecs, rds, dynamodb, cloudformation
-aws: <- sagemaker, awslambda, redshift
-ec2: ec2
-s3: s3
-eks: eks
-ecs: ecs
-rds: rds
-cloudformation: cloudformation
-sagemaker: sagemaker
-awslambda: aws lambda
-azure: azure | microsoft azure <- aks
-aks: aks
-gcp: gcp | google cloud | google cloud platform <- gke, bigquery
-gke: gke
-kubernetes: kubernetes | k8s <- eks, aks, gke, openshift, cka, ckad, cks
-openshift: openshift
-helm: helm
-istio: istio
-docker: docker | dockerfile | dockerfiles
-terraform: terraform
-ansible: ansible
-puppet: =Puppet
-chef: =Chef
-jenkins: jenkins
-githubactions: github actions
-gitlab: gitlab | gitlab ci
-circleci: circleci
-github: github <- githubactions
-prometheus: prometheus
-grafana: grafana
-datadog: datadog
-splunk: splunk
-newrelic: new relic
-react: react | react.js | reactjs <- nextjs, reactnative
-reactnative: react native
-nextjs: next.js | nextjs
-angular: angular | angularjs
-vue: vue | vue.js | vuejs
-svelte: svelte
-nodejs: node.js | nodejs
-django: django
-flask: =Flask
-fastapi: fastapi
-spring: =Spring | spring boot
-pandas: pandas
-numpy: numpy
-tensorflow: tensorflow
-pytorch: pytorch
-sklearn: scikit-learn | sklearn
-keras: keras
-tableau: tableau
-powerbi: power bi | powerbi
-looker: looker
-excel: =Excel | microsoft excel
-salesforce: salesforce
-hubspot: hubspot
-sap: =SAP
-jira: jira
-confluence: confluence
-figma: figma
-storybook: storybook
-jest: jest
-cypress: cypress
-playwright: playwright
-selenium: selenium
-pytest: pytest
-junit: junit
-linux: linux | ubuntu | debian | rhel | centos <- rhcsa, rhce
-bash: bash
-graphql: graphql
-grpc: grpc
-kubeflow: kubeflow
-mlflow: mlflow
-okta: okta
-burpsuite: burp suite | burp
-zendesk: zendesk
-ios: ios
-android: android
-flutter: flutter
-unity: =Unity
-cicd: ci/cd | ci | continuous integration | continuous delivery | continuous deployment
-cicd: <- githubactions, jenkins, gitlab, circleci
-cka: cka | certified kubernetes administrator
-ckad: ckad | certified kubernetes application developer
-cks: cks | certified kubernetes security specialist
-pmp: pmp | project management professional
-cissp: cissp
-cism: cism
-cisa: cisa
-ceh: ceh | certified ethical hacker
-oscp: oscp
-comptia: comptia | security+ | network+
-ccna: ccna
-ccnp: ccnp
-itil: itil
-prince2: prince2
-csm: csm | certified scrummaster | certified scrum master
-cspo: cspo | certified scrum product owner
-psm: psm | professional scrum master
-scrummaster: scrum master | scrummaster <- csm, psm
-safe: =SAFe
-sixsigma: six sigma | lean six sigma
-cfa: cfa
-cpa: cpa
-acca: acca
-istqb: istqb
-rhcsa: rhcsa
-rhce: rhce
-togaf: togaf
-bsc: bsc | b.sc | b.s | bachelor of science
-ba: b.a | bachelor of arts
-beng: beng | b.eng | bachelor of engineering
-bcom: bcom | b.com
-bba: bba
-msc: msc | m.sc | m.s | master of science
-ma: m.a | master of arts
-meng: meng | m.eng
-mba: mba | master of business administration
-mphil: mphil | m.phil
-doctorate: phd | ph.d | doctorate | doctoral | dphil | d.phil
-bachelor: bachelor | bachelors | undergraduate degree <- bsc, ba, beng, bcom, bba
-master: master | masters | postgraduate degree | graduate degree <- msc, ma, meng, mba, mphil
-degree: degree | degrees <- bsc, ba, beng, bcom, bba, msc, ma, meng, mba, mphil, doctorate
-degree: <- bachelor, master
-hnd: hnd | higher national diploma
-diploma: diploma | diplomas <- hnd
-certification: certification | certifications | certified | certificate | certificates
-certification: cert | certs | credential | credentials
-"""
 
+LEXICON_FILE = Path(__file__).resolve().parent / "data" / "grounding.yaml"
 
-# A generic "certification" claim is grounded by any certification the resume names.
-def _wordset(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-_CERTIFICATION_GROUPS = _wordset(
-    "cka ckad cks pmp cissp cism cisa ceh oscp comptia ccna ccnp itil prince2 csm cspo psm safe "
-    "sixsigma cfa cpa acca istqb rhcsa rhce togaf"
-)
-
-# Words that are never claims even when capitalised mid-sentence.
-_GENERIC = _wordset(
-    """
-    i i'm i've me my we our you your he she they him her them his hers their it its this that
-    these those the a an and or but of in on at to for by with from as
-    resume resumes cv cvs candidate candidates applicant applicants criterion criteria rubric
-    score scores scored scoring rationale evidence level levels overall section sections summary
-    profile skills experience education certifications projects languages publications
-    volunteering employment history work role
-    english
-    monday tuesday wednesday thursday friday saturday sunday
-    inc ltd llc plc gmbh corp co limited
-    api apis ui ux ai ml qa kpi kpis roi okr okrs sla slas b2b b2c saas etl it hr pm mvp poc
-    ceo cto cfo coo vp svp evp q1 q2 q3 q4 us uk eu usa n/a ok tbd
-    """
-)
-# Concept names a model often capitalises ("Infrastructure as Code", "Agile"): practices and
-# fields, not products, employers or credentials, so they are not checked word by word.
-_CONCEPTS = _wordset(
-    """
-    infrastructure code devops devsecops mlops dataops finops agile scrum kanban lean waterfall
-    machine learning deep data science engineering software test-driven behaviour-driven
-    behavior-driven development object-oriented functional programming microservices
-    microservice cloud serverless observability monitoring security reliability site systems
-    distributed design architecture analytics analysis product management leadership
-    communication stakeholder customer experience success support operations quality
-    assurance automation continuous integration delivery deployment tdd bdd iac oop sre
-    computer vision natural language processing nlp artificial intelligence big
-    business intelligence bi statistics mathematics research frontend backend full-stack
-    fullstack web mobile platform api-first open source
-    """
-)
 _NUMBER_WORDS = {
     "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
     "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
@@ -279,29 +73,52 @@ class _Group:
     implied_by: frozenset[str]
 
 
-def _parse_lexicon(
-    text: str,
-) -> tuple[dict[tuple[str, ...], str], dict[tuple[str, ...], str], dict[str, _Group]]:
+@dataclass(frozen=True)
+class _Lexicon:
+    folded: dict[tuple[str, ...], str]  # an alias's words in lookup form -> its group
+    exact: dict[tuple[str, ...], str]  # a case-exact alias's words -> its group
+    groups: dict[str, _Group]
+    longest_from: dict[str, int]  # for each possible first word, the longest alias it starts
+    exact_first: frozenset[str]
+    # aliases of several words, as (first word, text, word-bounded pattern, group), for
+    # whole-resume lookups
+    phrases: tuple[tuple[str, str, re.Pattern[str], str], ...]
+    certification_groups: frozenset[str]  # a generic "certification" claim is grounded by any
+    never_claims: frozenset[str]  # words that are never claims even when capitalised
+    concepts: frozenset[str]  # practices and fields, not checked word by word
+
+
+@cache
+def _lexicon() -> _Lexicon:
+    loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    data = yaml.load(LEXICON_FILE.read_text(encoding="utf-8"), Loader=loader)
     folded: dict[tuple[str, ...], str] = {}
     exact: dict[tuple[str, ...], str] = {}
     groups: dict[str, _Group] = {}
-    for line in text.strip().splitlines():
-        name, _, rest = line.partition(":")
-        name = name.strip()
-        aliases, _, implied = rest.partition("<-")
-        earlier = groups.get(name, _Group(name, frozenset()))
-        groups[name] = _Group(
-            name, earlier.implied_by | {g.strip() for g in implied.split(",") if g.strip()}
-        )
-        for alias in aliases.split("|"):
-            alias = alias.strip()
-            if not alias:
-                continue
-            if alias.startswith("="):
-                exact[tuple(alias[1:].split())] = name
-            else:
-                folded[tuple(_key(t) for t in alias.split())] = name
-    return folded, exact, groups
+    for name, entry in data["groups"].items():
+        groups[name] = _Group(name, frozenset(entry.get("grounded_by", ())))
+        for alias in entry.get("aliases", ()):
+            folded[tuple(_key(t) for t in alias.split())] = name
+        for alias in entry.get("exact", ()):
+            exact[tuple(alias.split())] = name
+    longest_from: dict[str, int] = {}
+    for alias in (*folded, *(tuple(_key(w) for w in k) for k in exact)):
+        longest_from[alias[0]] = max(longest_from.get(alias[0], 0), len(alias))
+    return _Lexicon(
+        folded=folded,
+        exact=exact,
+        groups=groups,
+        longest_from=longest_from,
+        exact_first=frozenset(k[0] for k in exact),
+        phrases=tuple(
+            (k[0], " ".join(k), re.compile(rf"(?<!\w){re.escape(' '.join(k))}(?!\w)"), group)
+            for k, group in folded.items()
+            if len(k) > 1
+        ),
+        certification_groups=frozenset(data["certification_groups"].split()),
+        never_claims=frozenset(data["never_claims"].split()),
+        concepts=frozenset(data["concepts"].split()),
+    )
 
 
 @lru_cache(maxsize=16384)
@@ -313,19 +130,6 @@ def _key(token: str) -> str:
     return token
 
 
-_FOLDED, _EXACT, _GROUPS = _parse_lexicon(_LEXICON)
-# For each possible first word, the longest alias it starts (how far a match may reach).
-_LONGEST_FROM: dict[str, int] = {}
-for _alias in (*_FOLDED, *(tuple(_key(w) for w in k) for k in _EXACT)):
-    _LONGEST_FROM[_alias[0]] = max(_LONGEST_FROM.get(_alias[0], 0), len(_alias))
-_EXACT_FIRST = frozenset(k[0] for k in _EXACT)
-# Aliases of several words, as (first word, text, word-bounded pattern, group), for whole-resume
-# lookups.
-_PHRASES = tuple(
-    (k[0], " ".join(k), re.compile(rf"(?<!\w){re.escape(' '.join(k))}(?!\w)"), group)
-    for k, group in _FOLDED.items()
-    if len(k) > 1
-)
 _HYPHEN_OR_SLASH = re.compile(r"[-/]")
 
 # A token: letters/digits joined by . - / ' (so "Node.js", "CI/CD", "scikit-learn", "B.Sc",
@@ -359,21 +163,22 @@ def _lexicon_matches(
     "Kubernetes-based"), else ``0`` and ``-1``. ``joined[i]`` says whether only spaces separate
     token ``i`` from the next: a match of several words never spans punctuation ("SQL, Server").
     """
+    lexicon = _lexicon()
     hits: list[tuple[str, int, int, int, int]] = []
     keys = [_key(t) for t in texts]
     count = len(texts)
     i = 0
     while i < count:
         matched = 0
-        reach = min(_LONGEST_FROM.get(keys[i], 0), count - i)
+        reach = min(lexicon.longest_from.get(keys[i], 0), count - i)
         for step in range(1, reach):
             if not joined[i + step - 1]:
                 reach = step
                 break
         for n in range(reach, 0, -1):
-            group = _FOLDED.get(tuple(keys[i : i + n]))
-            if group is None and texts[i].rstrip(".") in _EXACT_FIRST:
-                group = _EXACT.get(tuple(t.rstrip(".") for t in texts[i : i + n]))
+            group = lexicon.folded.get(tuple(keys[i : i + n]))
+            if group is None and texts[i].rstrip(".") in lexicon.exact_first:
+                group = lexicon.exact.get(tuple(t.rstrip(".") for t in texts[i : i + n]))
             if group:
                 hits.append((group, i, i + n - 1, 0, -1))
                 matched = n
@@ -383,7 +188,7 @@ def _lexicon_matches(
             if "-" in text or "/" in text:
                 offset = 0
                 for part in _HYPHEN_OR_SLASH.split(text):
-                    group = _EXACT.get((part,)) or _FOLDED.get((_key(part),))
+                    group = lexicon.exact.get((part,)) or lexicon.folded.get((_key(part),))
                     if group:
                         hits.append((group, i, i, offset, offset + len(part)))
                     offset += len(part) + 1
@@ -447,6 +252,7 @@ class InputFacts:
 @lru_cache(maxsize=512)
 def input_facts(input_text: str, this_year: int | None = None) -> InputFacts:
     """Everything grounding needs to know about one resume; cached (one resume, many criteria)."""
+    lexicon = _lexicon()
     text = normalise(input_text)
     folded = casefold_text(text)
     # Whole tokens ("B.Sc", "scikit-learn"), their hyphen/slash parts (as the rationale's lexicon
@@ -458,11 +264,12 @@ def input_facts(input_text: str, this_year: int | None = None) -> InputFacts:
             pieces.update(_HYPHEN_OR_SLASH.split(token))
             pieces.update(_ALNUM_RUNS.findall(token))
     words = {_key(piece) for piece in pieces}
-    groups = {_EXACT[(piece,)] for piece in _EXACT_FIRST.intersection(pieces) if (piece,) in _EXACT}
+    exact = lexicon.exact
+    groups = {exact[(p,)] for p in lexicon.exact_first.intersection(pieces) if (p,) in exact}
     # Every one-word alias, then every longer alias the folded text contains: a superset of the
     # longest-match reading, so a match across a line break ("Ruby" / "on Rails") hides nothing.
-    groups.update(_FOLDED[(word,)] for word in words if (word,) in _FOLDED)
-    for first, phrase, pattern, group in _PHRASES:
+    groups.update(lexicon.folded[(word,)] for word in words if (word,) in lexicon.folded)
+    for first, phrase, pattern, group in lexicon.phrases:
         if first in words and phrase in folded and pattern.search(folded):
             groups.add(group)
     number_texts = _ANY_NUMBER.findall(text)
@@ -477,7 +284,7 @@ def input_facts(input_text: str, this_year: int | None = None) -> InputFacts:
         durations.update(d for y in years for d in (now - y, now - y - 1) if d > 0)
     if ".net" in folded and _DOTNET.search(text):
         groups.add("dotnet")
-    has_certification = bool(groups & (_CERTIFICATION_GROUPS | {"certification"})) or any(
+    has_certification = bool(groups & (lexicon.certification_groups | {"certification"})) or any(
         w.startswith(("certif", "licen")) for w in words
     )
     return InputFacts(
@@ -763,6 +570,7 @@ def _is_acronym(word: str) -> bool:
 
 def _unsupported_terms(context: _Context, criterion_words: frozenset[str]) -> list[str]:
     text, facts = context.text, context.facts
+    lexicon = _lexicon()
     tokens = _tokens(text)
     problems: list[str] = []
     hits = _lexicon_hits(text, tokens)
@@ -784,7 +592,8 @@ def _unsupported_terms(context: _Context, criterion_words: frozenset[str]) -> li
         if group == "certification":
             grounded = facts.has_certification
         else:
-            grounded = group in facts.groups or bool(_GROUPS[group].implied_by & facts.groups)
+            implied_by = lexicon.groups[group].implied_by
+            grounded = group in facts.groups or bool(implied_by & facts.groups)
         if not grounded:
             problems.append(f"not in the resume: {text[start:end]!r}")
     if _DOTNET.search(text) and "dotnet" not in facts.groups:
@@ -814,7 +623,7 @@ def _unsupported_terms(context: _Context, criterion_words: frozenset[str]) -> li
             if part_start == token.start and _sentence_initial(text, token.start, starts):
                 continue
             key = _key(part)
-            if key in _GENERIC or key in _CONCEPTS or key in criterion_words:
+            if key in lexicon.never_claims or key in lexicon.concepts or key in criterion_words:
                 continue
             if _word_in(facts, part):
                 continue
