@@ -18,6 +18,8 @@ before citing these tests as a reproduction of §5-301(b).
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 
 from pytest_screeneval.evidence.rates import TIE_RULE, Candidate, breakdown, group_rates
@@ -240,3 +242,20 @@ def test_shares_refer_to_the_full_sample(min_share: float) -> None:
     assert [round(row.share, 2) for row in sex.categories] == [0.75, 0.25]
     excluded = [row.category for row in sex.categories if row.excluded]
     assert excluded == (["m"] if min_share > 0.25 else [])
+
+
+def test_an_impact_ratio_of_exactly_four_fifths_is_not_adverse_impact() -> None:
+    # issue 14, 12: Female 4 of 6 selected against Male 5 of 6 is exactly 4/5; float division
+    # gave 0.7999999999999999, shown as "0.80 ▼ under 0.8"; 29 CFR 1607.4(D) does not flag 0.80
+    candidates = [
+        Candidate(f"f-{i}", 80.0 if i < 4 else 20.0, {"sex": "Female"}) for i in range(6)
+    ] + [Candidate(f"m-{i}", 80.0 if i < 5 else 20.0, {"sex": "Male"}) for i in range(6)]
+    female = breakdown("sex", candidates, median=50.0, advance_at=50.0).category("Female")
+    assert female.selection_impact_exact == Fraction(4, 5)
+    assert female.selection_impact_ratio == 0.8  # the float nearest 4/5, not a hair under
+    assert "selection" not in female.below(0.8)
+    # one fewer selected is under four fifths, and is flagged
+    fewer = [c if c.id != "f-3" else Candidate("f-3", 20.0, {"sex": "Female"}) for c in candidates]
+    assert "selection" in breakdown("sex", fewer, median=50.0, advance_at=50.0).category(
+        "Female"
+    ).below(0.8)

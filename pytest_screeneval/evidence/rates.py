@@ -10,6 +10,11 @@ candidates of unknown category are counted and reported, never guessed.
 
 The screener never decides about a candidate; these rates describe what it scored, for the
 people who do decide. Pure module: no pytest, no I/O.
+
+Ratios are computed as exact fractions (:class:`fractions.Fraction`) and compared with the
+threshold exactly: 4/6 against 5/6 is exactly 4/5, which 29 CFR 1607.4(D) does not flag, while
+float division gives 0.7999999999999999 and would. The float kept for display is the nearest
+float to the exact ratio, so a float comparison downstream agrees too.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 __all__ = [
     "IMPACT_THRESHOLD",
@@ -30,6 +36,7 @@ __all__ = [
     "CategoryRate",
     "GroupRates",
     "breakdown",
+    "exact",
     "group_rates",
 ]
 
@@ -82,6 +89,9 @@ class CategoryRate:
     scoring_impact_ratio: float | None
     selection_impact_ratio: float | None
     excluded: str | None = None  # why it is left out of the impact ratios
+    # the same ratios as exact fractions: what is compared with the threshold
+    scoring_impact_exact: Fraction | None = None
+    selection_impact_exact: Fraction | None = None
 
     @property
     def scoring_rate(self) -> float:
@@ -93,12 +103,14 @@ class CategoryRate:
 
     def below(self, threshold: float = IMPACT_THRESHOLD) -> tuple[str, ...]:
         """Which of its impact ratios ('scoring', 'selection') are under ``threshold``."""
+        limit = exact(threshold)
         marked = []
-        for name, ratio in (
-            ("scoring", self.scoring_impact_ratio),
-            ("selection", self.selection_impact_ratio),
+        for name, ratio, exact_ratio in (
+            ("scoring", self.scoring_impact_ratio, self.scoring_impact_exact),
+            ("selection", self.selection_impact_ratio, self.selection_impact_exact),
         ):
-            if ratio is not None and ratio < threshold:
+            value = exact_ratio if exact_ratio is not None else ratio
+            if value is not None and Fraction(value) < limit:
                 marked.append(name)
         return tuple(marked)
 
@@ -139,13 +151,23 @@ class GroupRates:
         raise KeyError(dimension)
 
 
-def _ratios(rates: Mapping[str, float], included: Iterable[str]) -> dict[str, float] | None:
-    """Each included category's rate over the highest included rate; None when that is 0."""
+def exact(value: float | Fraction) -> Fraction:
+    """A threshold as the fraction it was written as: 0.8 is 4/5, not the float nearest it."""
+    return value if isinstance(value, Fraction) else Fraction(repr(float(value)))
+
+
+def _ratios(rates: Mapping[str, Fraction], included: Iterable[str]) -> dict[str, Fraction] | None:
+    """Each included category's rate over the highest included rate, exactly; None when that
+    is 0."""
     included = list(included)
-    highest = max((rates[name] for name in included), default=0.0)
+    highest = max((rates[name] for name in included), default=Fraction(0))
     if highest <= 0:
         return None
     return {name: rates[name] / highest for name in included}
+
+
+def _float(value: Fraction | None) -> float | None:
+    return None if value is None else float(value)
 
 
 def breakdown(
@@ -176,8 +198,8 @@ def breakdown(
     selected = {n: sum(1 for c in members[n] if c.overall >= advance_at) for n in names}
     shares = {n: len(members[n]) / total for n in names}
     included = [n for n in names if shares[n] >= min_share]
-    scoring = _ratios({n: above[n] / len(members[n]) for n in names}, included)
-    selection = _ratios({n: selected[n] / len(members[n]) for n in names}, included)
+    scoring = _ratios({n: Fraction(above[n], len(members[n])) for n in names}, included)
+    selection = _ratios({n: Fraction(selected[n], len(members[n])) for n in names}, included)
     notes = []
     if names and not included:
         notes.append(f"every category is under {min_share:.0%} of the data")
@@ -192,11 +214,13 @@ def breakdown(
             share=shares[n],
             scored_above=above[n],
             selected=selected[n],
-            scoring_impact_ratio=scoring.get(n) if scoring else None,
-            selection_impact_ratio=selection.get(n) if selection else None,
+            scoring_impact_ratio=_float(scoring.get(n)) if scoring else None,
+            selection_impact_ratio=_float(selection.get(n)) if selection else None,
             excluded=None
             if n in included
             else f"under {min_share:.0%} of the data ({len(members[n])} of {total})",
+            scoring_impact_exact=scoring.get(n) if scoring else None,
+            selection_impact_exact=selection.get(n) if selection else None,
         )
         for n in names
     )
