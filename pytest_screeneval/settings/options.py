@@ -118,6 +118,12 @@ OPTIONS: tuple[OptionSpec, ...] = (
         flag_policy,
     ),
     OptionSpec(
+        "screeneval_protected_terms",
+        "",
+        "A YAML file of protected-attribute terms, relative to the rootdir: added to the "
+        "built-in list, or replacing it when the file says 'replace: true'.",
+    ),
+    OptionSpec(
         "screeneval_max_agreement_drop",
         "5",
         "Gate: most exact-agreement points a criterion may lose against the baseline.",
@@ -192,6 +198,7 @@ class Settings:
     movement_tolerance: float
     contested_max_confidence: float
     rationale_flags: str
+    protected_terms: str
     max_agreement_drop: float
     max_moved_share: float
     min_worst_slice: float
