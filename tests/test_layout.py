@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator, Mapping
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -127,7 +128,7 @@ def test_no_import_cycles() -> None:
     graph = import_graph()
     cycle = find_cycle(graph)
     if cycle is not None:
-        steps = [f"{a} -> {b} (line {graph[a][b]})" for a, b in zip(cycle, cycle[1:], strict=False)]
+        steps = [f"{a} -> {b} (line {graph[a][b]})" for a, b in pairwise(cycle)]
         pytest.fail("import cycle:\n  " + "\n  ".join(steps))
 
 
