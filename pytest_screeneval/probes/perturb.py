@@ -466,9 +466,14 @@ def _reorders(text: str) -> st.SearchStrategy[Perturbation]:
     count = len(_layout(text).sections)
     if count < 2:
         return st.just(ReorderSections(tuple(range(count))))
-    swap = st.integers(0, count - 2).flatmap(
-        lambda i: st.tuples(st.just(i), st.integers(i + 1, count - 1))
-    )
+
+    # Two independent integers, not a flatmap: with ``j`` drawn from a range that depends on
+    # ``i``, the shrinker could not lower ``i`` without reinterpreting ``j`` and got stuck on
+    # two swaps forming a 3-cycle (about 1 run in 15 of test_reorder_shrinks_to_one_swap).
+    def swap_of(first: int, step: int) -> tuple[int, int]:
+        return first, first + 1 + step % (count - 1 - first)
+
+    swap = st.builds(swap_of, st.integers(0, count - 2), st.integers(0, count - 2))
 
     def compose(swaps: list[tuple[int, int]]) -> ReorderSections:
         order = list(range(count))
