@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -33,7 +33,10 @@ from pytest_screeneval.golden.model import (
 )
 
 __all__ = [
+    "ITEM_KINDS",
+    "PERTURBATION_KEYWORDS",
     "find_pii",
+    "item_keywords",
     "load_case_file",
     "load_golden_set",
     "load_rubric",
@@ -45,7 +48,7 @@ __all__ = [
 # --------------------------------------------------------------------------------------------
 
 
-class _LineMap(dict):
+class _LineMap(dict[Any, Any]):
     """A mapping loaded from YAML that remembers the line of each key (1-based)."""
 
     line: int = 0
@@ -54,10 +57,14 @@ class _LineMap(dict):
 
 # libyaml's parser when PyYAML was built with it (about 10x faster on a large golden set); the
 # nodes it composes carry the same line marks, so errors still name the line.
-_SafeLoaderBase: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# (mypy checks against the C loader's class; the pure-Python fallback has the same interface.)
+if TYPE_CHECKING:
+    from yaml import CSafeLoader as _SafeLoaderBase
+else:
+    _SafeLoaderBase = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-class _LineLoader(_SafeLoaderBase):  # type: ignore[misc, valid-type]
+class _LineLoader(_SafeLoaderBase):
     pass
 
 
@@ -127,10 +134,11 @@ class _Fields:
         self.data = data
         self.line = getattr(data, "line", line) or line or 1
 
-    def line_of(self, key: str) -> int:
-        return getattr(self.data, "key_lines", {}).get(key, self.line)
+    def line_of(self, key: object) -> int:
+        key_lines: dict[Any, int] = getattr(self.data, "key_lines", {})
+        return key_lines.get(key, self.line)
 
-    def fail(self, message: str, key: str | None = None) -> GoldenSetError:
+    def fail(self, message: str, key: object = None) -> GoldenSetError:
         line = self.line_of(key) if key is not None else self.line
         return GoldenSetError(f"{self.shown}, line {line}: {message}.")
 
@@ -405,6 +413,15 @@ def load_case_file(
         if not isinstance(raw, list) or not all(isinstance(s, str) and s for s in raw):
             raise top.fail("slices must be a list of text", "slices")
         slices = tuple(raw)
+    reserved = item_keywords(rubric, variants)
+    for key, name in [("label", top.text("label")), *(("slices", s) for s in slices)]:
+        what = reserved.get(name.casefold())
+        if what is not None:
+            raise top.fail(
+                f"case {case_id}: slice {name!r} is also {what}, so `-k {name}` would select "
+                "both; rename the slice",
+                key,
+            )
 
     attributes: dict[str, AttributeValue] = {}
     if "attributes" in top.data:
@@ -469,6 +486,23 @@ def load_case_file(
         source=top.text("source", "", allow_empty=True),
         path=shown,
     )
+
+
+# The words the plugin's items carry as pytest keywords besides a case's slices (the kind of an
+# item, the perturbation kinds of probes/perturb.py PERTURBATION_KINDS, "contested"); a test holds
+# the perturbation kinds equal. Kept here so the golden set does not import the probes.
+ITEM_KINDS = ("decision", "counterfactual", "perturbation", "criterion", "contested")
+PERTURBATION_KEYWORDS = ("reformat", "ocr-noise", "reorder-sections")
+
+
+def item_keywords(rubric: Rubric, variants: Variants | None) -> dict[str, str]:
+    """Every item keyword a slice name must not equal (case-insensitively), with what it is."""
+    reserved = {kind: f"an item kind ({kind})" for kind in ITEM_KINDS}
+    reserved |= {kind: "a perturbation kind" for kind in PERTURBATION_KEYWORDS}
+    if variants is not None:
+        reserved |= {name.casefold(): "a counterfactual attribute" for name in variants.attributes}
+    reserved |= {name.casefold(): "a criterion of the rubric" for name in rubric.criterion_names}
+    return reserved
 
 
 def load_golden_set(root: Path, *, relative_to: Path | None = None) -> GoldenSet:
