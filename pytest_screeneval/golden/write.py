@@ -57,7 +57,7 @@ class _FlowList(list):  # type: ignore[type-arg]
     """A short list written inline: ``[a, b]``."""
 
 
-class _FlowMap(dict):  # type: ignore[type-arg]
+class _FlowMap(dict[Any, Any]):
     """A short mapping written inline: ``{rater-ab: 4, rater-kt: 5}``."""
 
 
@@ -77,7 +77,9 @@ def _represent_str(dumper: _Dumper, text: str) -> yaml.ScalarNode:
 
 
 def _represent_date(dumper: _Dumper, text: str) -> yaml.ScalarNode:
-    if dumper.resolve(yaml.ScalarNode, text, (True, False)) == _TIMESTAMP_TAG:
+    # types-PyYAML leaves Resolver.resolve unannotated
+    tag = dumper.resolve(yaml.ScalarNode, text, (True, False))  # type: ignore[no-untyped-call]
+    if tag == _TIMESTAMP_TAG:
         return dumper.represent_scalar(_TIMESTAMP_TAG, text)
     return _represent_str(dumper, str(text))
 
