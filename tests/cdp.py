@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import shutil
 import socket
 import struct
 import subprocess
@@ -23,7 +24,19 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CHROMIUM_FLAGS", "Browser", "DevToolsError", "chromium"]
+import pytest
+
+__all__ = [
+    "CHROMIUM_CANDIDATES",
+    "CHROMIUM_FLAGS",
+    "Browser",
+    "DevToolsError",
+    "chromium",
+    "chromium_or_skip",
+]
+
+# Debian's package first; the names other distributions use after it.
+CHROMIUM_CANDIDATES = ("chromium", "/usr/bin/chromium", "chromium-browser", "google-chrome")
 
 CHROMIUM_FLAGS = (
     "--headless",
@@ -192,3 +205,17 @@ def chromium(executable: str, profile: Path, timeout: float = 30.0) -> Iterator[
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+def chromium_or_skip(candidates: tuple[str, ...] = CHROMIUM_CANDIDATES) -> str:
+    """The Chromium to drive. Missing on a developer's machine: skip with the reason, so the
+    README's test command passes on a fresh clone. Missing where ``CI`` is set: fail, since a
+    report nobody has seen rendered is not tested (``.ci/run`` installs it and sets ``CI``)."""
+    for candidate in candidates:
+        found = shutil.which(candidate)
+        if found:
+            return found
+    reason = "Chromium is missing: install Debian's `chromium` package (.ci/run does)"
+    if os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no"):
+        pytest.fail(f"{reason}; CI is set, so this is a failure, not a skip.")
+    pytest.skip(f"{reason}; skipped because CI is not set.")

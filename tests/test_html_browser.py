@@ -2,30 +2,24 @@
 and asks the network for nothing but itself.
 
 Chromium is Debian's ``chromium`` package (CI's ``.ci/run`` installs it). Its absence is a
-failure, not a skip: a report nobody has seen rendered is not tested.
+failure where ``CI`` is set, and a skip with the reason elsewhere (see ``cdp.chromium_or_skip``).
 """
 
 from __future__ import annotations
 
 import base64
-import shutil
 from pathlib import Path
 
 import pytest
 from audit_scenario import build_scenario
-from cdp import Browser, chromium
+from cdp import Browser, chromium, chromium_or_skip
 
 from pytest_screeneval.report.audit import build_audit
 from pytest_screeneval.report.html.page import SECTIONS, render_html
 
-CHROMIUM = "/usr/bin/chromium"
-
 
 def chromium_path() -> str:
-    found = shutil.which("chromium") or (CHROMIUM if Path(CHROMIUM).exists() else None)
-    if found is None:
-        pytest.fail("Chromium is missing: install Debian's `chromium` package (CI does).")
-    return found
+    return chromium_or_skip()
 
 
 @pytest.fixture(scope="module")
