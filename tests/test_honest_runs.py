@@ -4,11 +4,15 @@ items, exact impact ratios, colliding slice names)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from plugin_project import CASES, expected_scores, make_case, set_scores, write_project
 
+from pytest_screeneval.cli.main import main as screeneval
 from pytest_screeneval.golden.load import PERTURBATION_KEYWORDS
 from pytest_screeneval.probes.perturb import PERTURBATION_KINDS
+from pytest_screeneval.store.database import Store
 
 # --------------------------------------------------------------------------------------------
 # 13. Slice names that collide with item keywords
@@ -42,6 +46,69 @@ def test_a_slice_named_like_an_item_keyword_is_refused_at_load(
         [
             f"*cases/alpha/al-001.yaml, line *: case al-001: slice {slice_name!r} is also "
             f"{what}, so `-k {slice_name}` would select both; rename the slice*"
+        ]
+    )
+    assert "Traceback" not in result.stdout.str()
+
+
+# --------------------------------------------------------------------------------------------
+# 10. One sentence, not a traceback
+# --------------------------------------------------------------------------------------------
+
+
+def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    capsys.readouterr()
+    code = screeneval(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_a_run_id_no_column_can_hold_is_one_sentence(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = f"sqlite:///{(tmp_path / 'store.db').as_posix()}"
+    Store.open(url).close()
+    huge = "99999999999999999999"
+    for command in (
+        ["show", huge],
+        ["report", huge, "--json", str(tmp_path / "r.json")],
+        ["accept", huge, "--by", "Ada Quill", "--note", "n"],
+    ):
+        code, _, err = cli(capsys, "--db", url, *command)
+        assert (code, err) == (1, f"screeneval: There is no run {huge} in {url}.\n"), command
+
+
+def test_cases_export_to_an_existing_file_is_one_sentence(
+    pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_project(pytester)
+    url = f"sqlite:///{(pytester.path / 'store.db').as_posix()}"
+    assert cli(capsys, "--db", url, "cases", "import", str(pytester.path / "cases"))[0] == 0
+    target = pytester.path / "existing"
+    target.write_text("keep me")
+    code, _, err = cli(capsys, "--db", url, "cases", "export", str(target))
+    assert (code, err) == (
+        1,
+        f"screeneval: Cannot export the golden set to {target}: it is a file, not a folder.\n",
+    )
+    assert target.read_text() == "keep me"
+
+
+def test_a_300_character_label_is_refused_at_load_in_one_sentence(
+    pytester: pytest.Pytester,
+) -> None:
+    cases = [make_case(case_id) for case_id in CASES]
+    write_project(pytester, cases)
+    path = pytester.path / "cases" / "alpha" / "al-001.yaml"
+    path.write_text(path.read_text().replace("label: alpha", "label: " + "x" * 300))
+    set_scores(pytester, expected_scores())
+    result = pytester.runpytest("--screeneval")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(
+        [
+            "*cases/alpha/al-001.yaml, line *: case al-001: label 'xxx*...' (300 characters) "
+            "must be at most 100 letters, digits, '.', '_' or '-': it names a folder and a "
+            "pytest keyword*"
         ]
     )
     assert "Traceback" not in result.stdout.str()

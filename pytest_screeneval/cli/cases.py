@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from pytest_screeneval.cli.common import open_store, out
+from pytest_screeneval.errors import ScreenevalError
 from pytest_screeneval.settings.validators import non_empty
 
 __all__ = [
@@ -58,7 +59,19 @@ def cases_export(args: argparse.Namespace) -> int:
 
     with open_store(args) as store:
         golden = store.load_golden_set()
-    write_golden_set(golden, Path(args.folder))
+    folder = Path(args.folder)
+    if folder.exists() and not folder.is_dir():
+        raise ScreenevalError(
+            f"Cannot export the golden set to {args.folder}: it is a file, not a folder."
+        )
+    try:
+        write_golden_set(golden, folder)
+    except OSError as exc:  # a name too long, no space, no permission
+        where = str(exc.filename or "")
+        shown = f" ({where})" if where and len(where) <= 100 else ""
+        raise ScreenevalError(
+            f"Cannot export the golden set to {args.folder}: {exc.strerror}{shown}."
+        ) from None
     retired = len(golden.cases) - len(golden.active_cases)
     out(
         f"wrote rubric {golden.rubric.id}, the variants and {len(golden.cases)} cases "

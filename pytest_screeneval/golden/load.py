@@ -34,6 +34,7 @@ from pytest_screeneval.golden.model import (
 
 __all__ = [
     "ITEM_KINDS",
+    "MAX_LABEL_CHARS",
     "PERTURBATION_KEYWORDS",
     "find_pii",
     "item_keywords",
@@ -413,6 +414,15 @@ def load_case_file(
         if not isinstance(raw, list) or not all(isinstance(s, str) and s for s in raw):
             raise top.fail("slices must be a list of text", "slices")
         slices = tuple(raw)
+    label = top.text("label")
+    if len(label) > MAX_LABEL_CHARS or not _ID_PATTERN.match(label):
+        shown_label = label if len(label) <= 40 else label[:37] + "..."
+        raise top.fail(
+            f"case {case_id}: label {shown_label!r} ({len(label)} characters) must be at most "
+            f"{MAX_LABEL_CHARS} letters, digits, '.', '_' or '-': it names a folder and a "
+            "pytest keyword",
+            "label",
+        )
     reserved = item_keywords(rubric, variants)
     for key, name in [("label", top.text("label")), *(("slices", s) for s in slices)]:
         what = reserved.get(name.casefold())
@@ -488,6 +498,8 @@ def load_case_file(
     )
 
 
+# A label names the case's folder on export and is a pytest keyword: short, and path-safe.
+MAX_LABEL_CHARS = 100
 # The words the plugin's items carry as pytest keywords besides a case's slices (the kind of an
 # item, the perturbation kinds of probes/perturb.py PERTURBATION_KINDS, "contested"); a test holds
 # the perturbation kinds equal. Kept here so the golden set does not import the probes.
