@@ -26,9 +26,12 @@ import hmac
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_screeneval.golden.model import canonical_json
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import RowMapping
 
 __all__ = [
     "ACCEPTANCE_FIELDS",
@@ -160,7 +163,9 @@ def _normal(name: str, value: Any) -> Any:
     return value
 
 
-def record_json(kind: str, fields: Mapping[str, Any], chain_format: int = CHAIN_FORMAT) -> str:
+def record_json(
+    kind: str, fields: Mapping[str, Any] | RowMapping, chain_format: int = CHAIN_FORMAT
+) -> str:
     """The canonical JSON of a run, acceptance or review row (the columns of its format)."""
     names = FIELDS_BY_FORMAT[chain_format][kind]
     return canonical_json({name: _normal(name, fields[name]) for name in names})

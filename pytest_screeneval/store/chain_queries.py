@@ -453,10 +453,10 @@ def backfill(
         )
     ):
         events.append((_moment(row.finished_at or row.started_at), 0, row.run_id, "run"))
-    for row in conn.execute(sa.select(acceptances.c.id, acceptances.c.accepted_at)):
-        events.append((_moment(row.accepted_at), 1, row.id, "acceptance"))
-    for row in conn.execute(sa.select(reviews.c.id, reviews.c.reviewed_at)):
-        events.append((_moment(row.reviewed_at), 2, row.id, "review"))
+    for acceptance in conn.execute(sa.select(acceptances.c.id, acceptances.c.accepted_at)):
+        events.append((_moment(acceptance.accepted_at), 1, acceptance.id, "acceptance"))
+    for review in conn.execute(sa.select(reviews.c.id, reviews.c.reviewed_at)):
+        events.append((_moment(review.reviewed_at), 2, review.id, "review"))
     events.sort()
     if events:
         lock_chain(conn)

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, CursorResult
 
 from pytest_screeneval.errors import GoldenSetError, ScreenevalError, StoreError
 from pytest_screeneval.golden.model import (
@@ -131,6 +131,13 @@ class ChainHead:
         return f"entry {self.seq} {self.hash}{keyed}"
 
 
+def _inserted_id(result: CursorResult[Any]) -> int:
+    """The primary key of the one row an INSERT just wrote."""
+    key = result.inserted_primary_key
+    assert key is not None  # only None for statements that are not an INSERT
+    return int(key[0])
+
+
 def chain_key_from_env() -> bytes | None:
     """The chain key from ``SCREENEVAL_CHAIN_KEY`` (its UTF-8 bytes), None when unset or empty."""
     value = os.environ.get(CHAIN_KEY_ENV, "")
@@ -176,6 +183,7 @@ class Store:
         *,
         busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
         chain_key: bytes | None = None,
+        read_only: bool = False,
     ) -> None:
         # use Store.open: it also checks the schema
         self.url = url
@@ -185,7 +193,8 @@ class Store:
         self.busy_timeout = busy_timeout
         self._parsed = parse_url(url)
         self.dialect = self._parsed.get_backend_name()
-        self.engine = make_engine(self._parsed, busy_timeout=busy_timeout)
+        self.read_only = read_only
+        self.engine = make_engine(self._parsed, busy_timeout=busy_timeout, read_only=read_only)
 
     # ---- opening ----------------------------------------------------------------------------
 
@@ -197,8 +206,11 @@ class Store:
         create: bool = True,
         busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
         chain_key: bytes | None = None,
+        read_only: bool = False,
     ) -> Store:
         """Open the store; an empty database gets the schema when ``create`` is true.
+
+        ``read_only`` (never creates) is for the commands that only read: see ``make_engine``.
 
         Raises StoreError (one sentence) when the database is unreachable, locked, not a
         database, full, or at another schema revision.
@@ -206,7 +218,7 @@ class Store:
         parsed = parse_url(url)
         path = sqlite_path(parsed) if parsed.get_backend_name() == "sqlite" else None
         if path is not None:
-            if create:
+            if create and not read_only:
                 try:
                     path.parent.mkdir(parents=True, exist_ok=True)
                 except OSError as exc:
@@ -216,9 +228,9 @@ class Store:
                     ) from None
             elif not path.exists():
                 raise StoreError(f"There is no SQLite store at {path}.")
-        store = cls(url, busy_timeout=busy_timeout, chain_key=chain_key)
+        store = cls(url, busy_timeout=busy_timeout, chain_key=chain_key, read_only=read_only)
         try:
-            store._check_schema(create=create)
+            store._check_schema(create=create and not read_only)
         except BaseException:
             store.close()
             raise
@@ -630,7 +642,7 @@ class Store:
                     golden_seq=store_chain.golden_seq(conn),
                 )
             )
-            return int(result.inserted_primary_key[0])
+            return _inserted_id(result)
 
     @_guarded
     def write_scores(self, rows: Sequence[ScoreRow]) -> None:
@@ -877,7 +889,7 @@ class Store:
                 conn,
                 store_chain.STORE_TABLES,
                 kind="acceptance",
-                ref_id=int(inserted.inserted_primary_key[0]),
+                ref_id=_inserted_id(inserted),
                 recorded_at=utc_now(),
                 key=self.chain_key,
             )
@@ -923,7 +935,7 @@ class Store:
                 conn,
                 store_chain.STORE_TABLES,
                 kind="review",
-                ref_id=int(inserted.inserted_primary_key[0]),
+                ref_id=_inserted_id(inserted),
                 recorded_at=utc_now(),
                 key=self.chain_key,
             )

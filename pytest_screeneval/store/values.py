@@ -9,11 +9,14 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_screeneval.scoring.protocol import ScorerIdentity
 from pytest_screeneval.store import schema as t
 from pytest_screeneval.store.docs import to_json
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import RowMapping
 
 __all__ = [
     "Acceptance",
@@ -176,7 +179,7 @@ def score_row(row: Any) -> ScoreRow:
     )
 
 
-def run_record(row: Mapping[str, Any]) -> RunRecord:
+def run_record(row: RowMapping) -> RunRecord:
     runs, acc = t.runs.c, t.acceptances.c
     accepted = None
     if row[acc.id] is not None:
