@@ -265,7 +265,7 @@ def self_consistency(
 ) -> SelfConsistency:
     """Share of items whose usable scores are not all equal across the repeats."""
     items = disagreeing = 0
-    examples = []
+    examples: list[tuple[str, str, tuple[int, ...]]] = []
     for (case_id, criterion), values in sorted(repeated.items()):
         usable = tuple(v for v in values if v is not None)
         if len(usable) < 2:

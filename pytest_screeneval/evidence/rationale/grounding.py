@@ -515,11 +515,11 @@ def _unsupported_numbers(context: _Context, score: int) -> list[str]:
         if (m.group(2) or "").lower() == "k":
             values.add(_number_key(str(round(float(m.group(1).replace(",", "")) * 1000))))
         candidates.append((values, m.start(1), m.end(1)))
-    for value, start, end in _number_words(text):
+    for count, start, end in _number_words(text):
         # A spelled-out count ("two certifications") is usually counted from the resume's own
         # list; only a spelled-out duration ("five years") is a figure the resume must support.
         if _DURATION_AFTER.match(text, end):
-            candidates.append(({str(value)}, start, end))
+            candidates.append(({str(count)}, start, end))
     for values, start, end in candidates:
         if context.quoted.covers(start, end) or context.negated.covers(start, end):
             continue
