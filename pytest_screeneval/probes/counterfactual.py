@@ -96,7 +96,8 @@ def with_attribute(
             raise _refuse(
                 case, attribute, value, "it is an insert-type attribute but the case stores text"
             )
-        text, new_value = _rewrite_insert(case, attribute, current, value)
+        text, placement = _rewrite_insert(case, attribute, current, value)
+        new_value: AttributeValue = placement
     else:
         if isinstance(current, GapPlacement):
             raise _refuse(
@@ -171,18 +172,18 @@ def _rewrite_insert(
         return "".join(lines), placed
     if value is None:
         return case.input_text, placed
-    index = _after_line_index(lines, current.after)
-    if index is None:
+    after = _after_line_index(lines, current.after)
+    if after is None:
         raise _refuse(
             case, attribute, value, f"the line {current.after!r} it goes after is not in the text"
         )
-    anchor = lines[index]
+    anchor = lines[after]
     indent = anchor[: len(anchor) - len(anchor.lstrip(" \t"))]
     if anchor.endswith("\n"):
-        lines.insert(index + 1, f"{indent}{value}\n")
+        lines.insert(after + 1, f"{indent}{value}\n")
     else:
-        lines[index] = anchor + "\n"
-        lines.insert(index + 1, f"{indent}{value}")
+        lines[after] = anchor + "\n"
+        lines.insert(after + 1, f"{indent}{value}")
     return "".join(lines), placed
 
 
