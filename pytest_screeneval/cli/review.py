@@ -72,13 +72,13 @@ def movement(
             )
         overall = rubric.overall({c: float(scores[c] or 0) for c in rubric.criterion_names})
         decisions.append(rubric.decision(overall))
-    before, after = decisions
-    if before == after:
+    decision_before, decision_after = decisions
+    if decision_before == decision_after:
         raise ScreenevalError(
-            f"Nothing moved: the decision for case {case_id} is {after} in run {run_id} "
+            f"Nothing moved: the decision for case {case_id} is {decision_after} in run {run_id} "
             f"and in its baseline run {baseline_run_id}."
         )
-    return before, after
+    return decision_before, decision_after
 
 
 def review_arguments(parser: argparse.ArgumentParser) -> None:
