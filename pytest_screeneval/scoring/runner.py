@@ -80,7 +80,8 @@ def load_scorer_factory(spec: str) -> Callable[..., Scorer]:
         raise ScreenevalError(
             f"The scorer module {module_name!r} cannot be imported: {exc}."
         ) from None
-    factory = getattr(module, attr, None)
+    # the user's module is not type-checked with ours: whatever is there is checked right here
+    factory: Callable[..., Scorer] | None = getattr(module, attr, None)
     if not callable(factory):
         raise ScreenevalError(f"The scorer factory {attr!r} is not a callable in {module_name!r}.")
     return factory
