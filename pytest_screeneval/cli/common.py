@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pytest_screeneval.cli.locate import DB_ENV, store_url
 from pytest_screeneval.settings.validators import positive_int
 
 if TYPE_CHECKING:
@@ -28,7 +27,6 @@ __all__ = [
     "when",
 ]
 
-DB_ENV = "SCREENEVAL_DB"
 DECISION = "decision"
 ORIGINAL = ""  # the variant key of a case's own text
 
@@ -45,19 +43,16 @@ class Command:
 
 
 def resolve_db_url(args: argparse.Namespace) -> str:
-    """--db, else $SCREENEVAL_DB, else the default SQLite file under the current folder."""
-    url = getattr(args, "db", None) or os.environ.get(DB_ENV)
-    if url:
-        return str(url)
-    from pytest_screeneval.store.database import default_url
-
-    return default_url(Path.cwd())
+    """The store by pytest's rule (``cli.locate``): --db, the ini's ``screeneval_db``,
+    $SCREENEVAL_DB, else the default SQLite file under pytest's rootdir."""
+    return store_url(getattr(args, "db", None))
 
 
-def open_store(args: argparse.Namespace, *, create: bool = False) -> Store:
+def open_store(args: argparse.Namespace, *, create: bool = False, read_only: bool = False) -> Store:
+    """The store; ``read_only`` for commands that only read, so a read-only copy works."""
     from pytest_screeneval.store.database import Store
 
-    return Store.open(resolve_db_url(args), create=create)
+    return Store.open(resolve_db_url(args), create=create, read_only=read_only)
 
 
 def out(line: str = "") -> None:

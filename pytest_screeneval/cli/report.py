@@ -56,7 +56,7 @@ def report(args: argparse.Namespace) -> int:
     from pytest_screeneval.report.audit import build_audit, write_audit_json
     from pytest_screeneval.report.html.page import write_html
 
-    with open_store(args) as store:
+    with open_store(args, read_only=True) as store:
         config = store.get_run(args.run_id).config
         limits = {
             name: config[key]
@@ -93,7 +93,7 @@ def diff_arguments(parser: argparse.ArgumentParser) -> None:
 def diff(args: argparse.Namespace) -> int:
     from pytest_screeneval.report.diff import diff_lines, score_table
 
-    with open_store(args) as store:
+    with open_store(args, read_only=True) as store:
         base, cand = store.get_run(args.base), store.get_run(args.cand)
         golden = store.load_golden_set()
         tolerance = args.tolerance

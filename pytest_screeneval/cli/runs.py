@@ -30,7 +30,7 @@ def runs_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def runs(args: argparse.Namespace) -> int:
-    with open_store(args) as store:
+    with open_store(args, read_only=True) as store:
         found = store.list_runs(limit=args.limit)
     if not found:
         out("no runs yet")
@@ -54,7 +54,7 @@ def runs(args: argparse.Namespace) -> int:
 
 
 def show(args: argparse.Namespace) -> int:
-    with open_store(args) as store:
+    with open_store(args, read_only=True) as store:
         run = store.get_run(args.run_id)
         rows = store.scores(run.run_id)
     for line in describe_run(run, rows):

@@ -32,7 +32,7 @@ def verify(args: argparse.Namespace) -> int:
     from pytest_screeneval.store.anchor import head_problem, parse_expected_head
     from pytest_screeneval.store.chain import CHAIN_KEY_ENV
 
-    with open_store(args) as store:
+    with open_store(args, read_only=True) as store:
         expected = (
             parse_expected_head(args.expect_head, store.chain_key)
             if getattr(args, "expect_head", None)
@@ -83,7 +83,7 @@ def anchor(args: argparse.Namespace) -> int:
     from pytest_screeneval.store.anchor import make_anchor
     from pytest_screeneval.store.database import utc_now
 
-    with open_store(args) as store:
+    with open_store(args, read_only=True) as store:
         report = store.verify_chain()
         head = store.chain_head()
         where = store.masked_url

@@ -6,11 +6,14 @@ way to open a database, and so every driver error is worded once, here.
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Iterator
+import sqlite3
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import sqlalchemy as sa
 from sqlalchemy import event
@@ -88,22 +91,36 @@ def describe(parsed: URL) -> str:
     return str(path) if path is not None else parsed.render_as_string(hide_password=True)
 
 
-def make_engine(parsed: URL, *, busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> Engine:
-    """An engine for the store; SQLite gets WAL, ``synchronous=NORMAL``, foreign keys, a timeout."""
+def make_engine(
+    parsed: URL, *, busy_timeout: float = DEFAULT_BUSY_TIMEOUT, read_only: bool = False
+) -> Engine:
+    """An engine for the store; SQLite gets WAL, ``synchronous=NORMAL``, foreign keys, a timeout.
+
+    ``read_only`` (the commands that only read: runs, show, diff, report, verify) opens a SQLite
+    file with ``mode=ro`` and leaves its journal mode alone, so an auditor can read a copy they
+    may not write; PostgreSQL sessions start with ``default_transaction_read_only``.
+    """
     backend = parsed.get_backend_name()
     try:
         if backend == "sqlite":
+            path = sqlite_path(parsed)
             kwargs: dict[str, Any] = {
                 "connect_args": {"timeout": busy_timeout, "check_same_thread": False}
             }
-            if sqlite_path(parsed) is None:
+            if path is None:
                 kwargs["poolclass"] = StaticPool
+            elif read_only:
+                kwargs["creator"] = _read_only_sqlite(path, busy_timeout)
             engine = sa.create_engine(parsed, **kwargs)
-            event.listen(engine, "connect", _sqlite_on_connect)
+            on_connect = _sqlite_on_connect_read_only if read_only else _sqlite_on_connect
+            event.listen(engine, "connect", on_connect)
             event.listen(engine, "begin", _sqlite_on_begin)
             return engine
         if backend == "postgresql":
-            return sa.create_engine(parsed, connect_args={"connect_timeout": 10})
+            connect_args: dict[str, Any] = {"connect_timeout": 10}
+            if read_only:
+                connect_args["options"] = "-c default_transaction_read_only=on"
+            return sa.create_engine(parsed, connect_args=connect_args)
         return sa.create_engine(parsed)
     except ModuleNotFoundError as exc:
         raise StoreError(
@@ -129,6 +146,29 @@ def _sqlite_on_connect(dbapi_connection: Any, _record: Any) -> None:
         cursor.execute("PRAGMA foreign_keys=ON")
     finally:
         cursor.close()
+
+
+def _read_only_sqlite(path: Path, busy_timeout: float) -> Callable[[], Any]:
+    """A connection factory opening ``path`` read-only.
+
+    ``mode=ro`` still needs to create the ``-shm`` file of a WAL database, which a read-only
+    folder forbids; a file or folder nobody may write cannot change under us either, so it is
+    opened ``immutable`` (no locks, no shared memory).
+    """
+    resolved = path.resolve()
+    writable = os.access(resolved, os.W_OK) and os.access(resolved.parent, os.W_OK)
+    flags = "mode=ro" if writable else "mode=ro&immutable=1"
+    uri = f"file:{quote(resolved.as_posix())}?{flags}"
+
+    def connect() -> sqlite3.Connection:
+        return sqlite3.connect(uri, uri=True, timeout=busy_timeout, check_same_thread=False)
+
+    return connect
+
+
+def _sqlite_on_connect_read_only(dbapi_connection: Any, _record: Any) -> None:
+    # no journal-mode switch: that is a write, and the file may be someone else's copy
+    dbapi_connection.isolation_level = None
 
 
 def _sqlite_on_begin(connection: Connection) -> None:
