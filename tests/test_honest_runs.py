@@ -10,6 +10,8 @@ import pytest
 from plugin_project import CASES, expected_scores, make_case, set_scores, write_project
 
 from pytest_screeneval.cli.main import main as screeneval
+from pytest_screeneval.evidence.gates import GateInputs, GateLimits, evaluate_gates
+from pytest_screeneval.evidence.metrics import SelfConsistency
 from pytest_screeneval.golden.load import PERTURBATION_KEYWORDS
 from pytest_screeneval.probes.perturb import PERTURBATION_KINDS
 from pytest_screeneval.store.database import Store
@@ -112,3 +114,42 @@ def test_a_300_character_label_is_refused_at_load_in_one_sentence(
         ]
     )
     assert "Traceback" not in result.stdout.str()
+
+
+# --------------------------------------------------------------------------------------------
+# 2. A gate with n = 0 is N/A, and scorer errors that shrank an n are said
+# --------------------------------------------------------------------------------------------
+
+
+def gate_inputs(**changes: object) -> GateInputs:
+    fields: dict[str, object] = dict(
+        agreement=(),
+        has_baseline=True,
+        moved=0,
+        compared=30,
+        slices=(),
+        slice_min_n=5,
+        counterfactual_worst={"name": (0.0, 0.0, 0, "-")},
+        perturbation_worst={},
+        consistency=SelfConsistency(repeats=2, items=0, disagreeing=0, examples=()),
+        protected_flags=0,
+        rationale_items=0,
+        unreviewed_crossings=0,
+        crossings=0,
+    )
+    fields.update(changes)
+    return GateInputs(**fields)  # type: ignore[arg-type]
+
+
+LIMITS = GateLimits(5, 10, 80, 3, 5, 5)
+
+
+def test_a_gate_over_nothing_is_not_applicable_never_pass() -> None:
+    # issue 14, 2: every repeat failed validation and self-disagreement printed "0 of 0 items
+    # differ" and PASS
+    gates = {g.name: g for g in evaluate_gates(gate_inputs(scorer_errors=75), LIMITS)}
+    for name in ("self-disagreement", "counterfactual-gap[name]", "protected-attribute-flags"):
+        assert (gates[name].status, gates[name].n, gates[name].value) == ("N/A", 0, None), name
+        assert gates[name].detail.endswith("75 scorer error(s) left out of its n"), name
+    # no crossing among 30 compared items is a real PASS
+    assert (gates["unreviewed-crossings"].status, gates["unreviewed-crossings"].n) == ("PASS", 30)

@@ -1,7 +1,9 @@
 """Session gates (DESIGN §7): each a name, a value, a limit, an n and a verdict.
 
 Pure module. A gate with nothing to measure (no baseline yet, no repeats, no counterfactuals
-selected) says so with status ``N/A`` instead of passing silently.
+selected) says so with status ``N/A`` instead of passing silently; so does a gate whose n is 0
+whatever its value (``0 of 0 items differ`` is no evidence of anything), and a gate whose n was
+shrunk by scorer errors says how many were left out.
 """
 
 from __future__ import annotations
@@ -40,7 +42,16 @@ class GateResult:
         }
 
 
+def _nothing_measured(name: str, limit: str, n: int, detail: str) -> GateResult | None:
+    """N/A for a gate with n = 0: a value over nothing passes nothing."""
+    if n > 0:
+        return None
+    return GateResult(name, None, limit, 0, NOT_APPLICABLE, detail or "n = 0: nothing to measure")
+
+
 def _at_most(name: str, value: float | None, limit: float, n: int, detail: str = "") -> GateResult:
+    if (empty := _nothing_measured(name, f"<= {limit:g}", n, detail)) is not None:
+        return empty
     if value is None:
         return GateResult(name, None, f"<= {limit:g}", n, NOT_APPLICABLE, detail)
     return GateResult(
@@ -49,6 +60,8 @@ def _at_most(name: str, value: float | None, limit: float, n: int, detail: str =
 
 
 def _at_least(name: str, value: float | None, limit: float, n: int, detail: str = "") -> GateResult:
+    if (empty := _nothing_measured(name, f">= {limit:g}", n, detail)) is not None:
+        return empty
     if value is None:
         return GateResult(name, None, f">= {limit:g}", n, NOT_APPLICABLE, detail)
     return GateResult(
@@ -76,6 +89,8 @@ class GateInputs:
     unreviewed_crossings: int
     crossings: int
     reviewed_moves: int = 0
+    # score rows with a scorer error: left out of every gate's n, which the detail then says
+    scorer_errors: int = 0
 
 
 @dataclass(frozen=True)
@@ -89,6 +104,19 @@ class GateLimits:
 
 
 def evaluate_gates(inputs: GateInputs, limits: GateLimits) -> list[GateResult]:
+    gates = _evaluate(inputs, limits)
+    if not inputs.scorer_errors:
+        return gates
+    shrunk = f"{inputs.scorer_errors} scorer error(s) left out of its n"
+    return [
+        GateResult(
+            g.name, g.value, g.limit, g.n, g.status, f"{g.detail}; {shrunk}" if g.detail else shrunk
+        )
+        for g in gates
+    ]
+
+
+def _evaluate(inputs: GateInputs, limits: GateLimits) -> list[GateResult]:
     gates: list[GateResult] = []
     for row in sorted(inputs.agreement, key=lambda r: r.criterion):
         drop = None if row.change is None else max(0.0, -row.change)
@@ -193,7 +221,8 @@ def evaluate_gates(inputs: GateInputs, limits: GateLimits) -> list[GateResult]:
             "unreviewed-crossings",
             float(inputs.unreviewed_crossings) if inputs.has_baseline else None,
             0,
-            inputs.crossings,
+            # over the items compared with the baseline: none crossing among them is a PASS
+            inputs.compared,
             f"{inputs.crossings} crossing(s) in all"
             if inputs.has_baseline
             else "no baseline to compare with",
