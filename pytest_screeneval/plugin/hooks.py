@@ -366,7 +366,10 @@ class ScreenevalItem(pytest.Item):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, ScreenevalFailure | ScreenevalError):
-            return str(excinfo.value)
+            from pytest_screeneval.report.escape import terminal_safe
+
+            # a rationale is scorer text: "\x1b[2K\r... PASSED" in it must not fake a line
+            return terminal_safe(str(excinfo.value))
         return super().repr_failure(excinfo, style)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
@@ -500,7 +503,9 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     screeneval = session_of(config)
     if screeneval is None or screeneval.summary is None:
         return
+    from pytest_screeneval.report.escape import terminal_safe
     from pytest_screeneval.report.terminal import render
 
     for line in render(screeneval.summary, screeneval):
-        terminalreporter.write_line(line)
+        # case ids, slices and scorer text are data: they must not drive the terminal
+        terminalreporter.write_line(terminal_safe(line))
