@@ -153,3 +153,41 @@ def test_a_gate_over_nothing_is_not_applicable_never_pass() -> None:
         assert gates[name].detail.endswith("75 scorer error(s) left out of its n"), name
     # no crossing among 30 compared items is a real PASS
     assert (gates["unreviewed-crossings"].status, gates["unreviewed-crossings"].n) == ("PASS", 30)
+
+
+# --------------------------------------------------------------------------------------------
+# 11. A scorer error on an xfail item is an error, not an xfail
+# --------------------------------------------------------------------------------------------
+
+
+def test_a_scorer_error_on_an_xfail_item_fails_it(pytester: pytest.Pytester) -> None:
+    cases = [make_case(case_id) for case_id in CASES]
+    cases[5] = make_case("be-001", xfail={"skills": "drifts between model versions"})
+    write_project(pytester, cases)
+    set_scores(pytester, expected_scores(), behaviour={"be-001": "raise"})
+    result = pytester.runpytest("--screeneval", "-k", "be-001 and skills", "-rfx")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["FAILED cases/beta/be-001.yaml::be-001::skills*"])
+    assert "XFAIL" not in result.stdout.str()
+    # a real drift on it (a wrong score, no error) is still the expected failure
+    scores = expected_scores()
+    scores["be-001"]["skills"] = 5
+    set_scores(pytester, scores)
+    result = pytester.runpytest("--screeneval", "-k", "be-001 and skills")
+    result.assert_outcomes(xfailed=1)
+
+
+# --------------------------------------------------------------------------------------------
+# 9. Terminal control characters in a rationale
+# --------------------------------------------------------------------------------------------
+
+
+def test_control_characters_in_a_rationale_are_shown_escaped(pytester: pytest.Pytester) -> None:
+    write_project(pytester)
+    forged = "Protected: she is young.\x1b[2K\rcases/beta/be-002.yaml::be-002::skills PASSED"
+    set_scores(pytester, expected_scores(), rationales={"be-002": {"skills": forged}})
+    result = pytester.runpytest("--screeneval", "-k", "be-002 and skills")
+    result.assert_outcomes(failed=1)
+    output = result.stdout.str()
+    assert "\x1b" not in output and "\r" not in output
+    assert "she is young.\\x1b[2K\\rcases/beta/be-002.yaml::be-002::skills PASSED" in output

@@ -65,6 +65,9 @@ class Verdict:
     notes: tuple[str, ...]  # warnings and reviews that let it pass
     block: str  # the readable block shown on failure
     properties: tuple[tuple[str, str], ...] = ()  # for JUnit XML: score, expected, baseline
+    # the scorer did not answer as asked (an error, no usable score, the wrong model): an item
+    # marked xfail still fails then, an outage is not an expected failure (issue 14, 11)
+    scorer_fault: bool = False
 
 
 @dataclass(frozen=True)
@@ -170,7 +173,8 @@ def criterion_verdict(
         ("baseline", "none" if baseline_score is None else str(baseline_score)),
         ("flags", ",".join(evidence.flags)),
     )
-    return Verdict(not reasons, tuple(reasons), tuple(notes), "\n".join(lines), properties)
+    fault = evidence.error is not None or bool(evidence.served_model_mismatch)
+    return Verdict(not reasons, tuple(reasons), tuple(notes), "\n".join(lines), properties, fault)
 
 
 def decision_verdict(
@@ -217,4 +221,6 @@ def decision_verdict(
         ("baseline", "none" if baseline_overall is None else f"{baseline_overall:.1f}"),
         ("decision", "none" if overall is None else rubric.decision(overall)),
     )
-    return Verdict(not reasons, tuple(reasons), tuple(notes), "\n".join(lines), properties)
+    return Verdict(
+        not reasons, tuple(reasons), tuple(notes), "\n".join(lines), properties, bool(missing)
+    )

@@ -315,6 +315,11 @@ class ScreenevalFailure(Exception):
     """An item failed; the message is the readable block pytest shows."""
 
 
+class ScorerFault(Exception):
+    """An item failed because the scorer did not answer as asked: not a ScreenevalFailure, so
+    an xfail marker (which expects only ScreenevalFailure) reports it as a failure."""
+
+
 class ScreenevalItem(pytest.Item):
     def __init__(self, *, case: Case, kind: str, target: str, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -334,7 +339,10 @@ class ScreenevalItem(pytest.Item):
         elif kind == "decision":
             reason = case.xfail.get("decision")
         if reason:
-            self.add_marker(pytest.mark.xfail(reason=reason, strict=False))
+            # a known drift is expected; a scorer error or outage on the item is not
+            self.add_marker(
+                pytest.mark.xfail(reason=reason, strict=False, raises=ScreenevalFailure)
+            )
 
     @property
     def need(self) -> ItemNeed:
@@ -362,10 +370,10 @@ class ScreenevalItem(pytest.Item):
         for note in verdict.notes:
             self.add_report_section("call", "screeneval", note)
         if not verdict.passed:
-            raise ScreenevalFailure(verdict.block)
+            raise (ScorerFault if verdict.scorer_fault else ScreenevalFailure)(verdict.block)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
-        if isinstance(excinfo.value, ScreenevalFailure | ScreenevalError):
+        if isinstance(excinfo.value, ScreenevalFailure | ScorerFault | ScreenevalError):
             from pytest_screeneval.report.escape import terminal_safe
 
             # a rationale is scorer text: "\x1b[2K\r... PASSED" in it must not fake a line
