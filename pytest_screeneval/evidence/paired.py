@@ -123,14 +123,17 @@ def worst_case_interval(
     noise_sd: float,
     df: float | None,
     confidence: float = 0.95,
+    family: int = 1,
 ) -> tuple[Interval, str] | None:
     """The largest per-case gap with an interval valid for all cases and value pairs at once.
 
     Each case's gap is its largest |x̄ₐ − x̄_b|; with simultaneous intervals (Bonferroni over every
     case and pair), the largest true gap lies between the largest lower and the largest upper
-    bound. Returns that interval and the case where the observed gap is largest.
+    bound. Returns that interval and the case where the observed gap is largest. ``family``
+    multiplies the comparisons when each case's sides were picked among several (the worst of a
+    case's perturbation examples).
     """
-    comparisons = sum(
+    comparisons = max(1, family) * sum(
         math.comb(sum(1 for xs in by_value.values() if xs), 2) for by_value in per_case.values()
     )
     if not comparisons:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_screeneval.settings.validators import (
+    call_budget,
     flag_policy,
     fraction,
     non_negative_float,
@@ -169,6 +170,20 @@ OPTIONS: tuple[OptionSpec, ...] = (
         percentage,
     ),
     OptionSpec(
+        "screeneval_inconclusive",
+        "warn",
+        "What an INCONCLUSIVE gate (the evidence neither within nor beyond the limit, given the "
+        "scorer's noise) does to the session: 'warn' (shown, exit status kept) or 'fail'.",
+        flag_policy,
+    ),
+    OptionSpec(
+        "screeneval_confirm_budget",
+        "auto",
+        "Most extra scorer calls to spend confirming differences against the scorer's noise "
+        "(re-scores); 'auto' is twice the calls the selection plans.",
+        call_budget,
+    ),
+    OptionSpec(
         "screeneval_final_decision_by",
         "a recruiter of the hiring team",
         "Who makes the final decision about a candidate (stated in every report).",
@@ -207,6 +222,8 @@ class Settings:
     max_perturbation_shift: float
     perturbation_examples: int
     max_self_disagreement: float
+    inconclusive: str
+    confirm_budget: int | None
     final_decision_by: str
     json: str
 

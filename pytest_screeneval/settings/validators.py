@@ -13,6 +13,7 @@ from datetime import date
 
 __all__ = [
     "boolean",
+    "call_budget",
     "flag_policy",
     "fraction",
     "http_url",
@@ -122,6 +123,16 @@ def flag_policy(value: str) -> str:
     if value not in ("fail", "warn"):
         raise _refuse("'fail' or 'warn'", value)
     return value
+
+
+def call_budget(value: str | int | None) -> int | None:
+    """A number of scorer calls, or ``auto`` (None: the plugin sizes it from the run)."""
+    if value is None or str(value).strip().lower() in ("", "auto"):
+        return None
+    number = integer(value) if str(value).strip().lstrip("-").isdigit() else None
+    if number is None or number < 0:
+        raise _refuse("'auto' or a whole number of calls of at least 0", value)
+    return number
 
 
 def iso_date(value: str) -> date:
