@@ -405,3 +405,42 @@ def test_sigint_under_xdist_marks_the_run_interrupted_and_keeps_its_rows(
     # the stopped workers sent nothing back: the summary still covers the cases they scored
     scored_cases = len({row[0] for row in after if row[1] == ""})
     assert f"selection: {scored_cases} of " in run.output, run.output
+
+
+# --------------------------------------------------------------------------------------------
+# 7. Honest status (issue 14): -x, a crashed xdist worker, a store that fails as the run closes
+# --------------------------------------------------------------------------------------------
+
+
+def run_statuses(url: str) -> dict[int, str]:
+    with Store.open(url) as store:
+        return {run.run_id: run.status for run in store.list_runs()}
+
+
+def test_a_run_stopped_by_x_is_partial_says_what_is_missing_and_is_not_accepted(
+    project: pytest.Pytester, store_url: str
+) -> None:
+    # issue 14, 2: -x after the first failure ran 1 of 659 items, yet the run was "complete"
+    # and became the baseline
+    scores = expected_scores()
+    scores["al-001"]["skills"] = 1  # the first item fails
+    set_scores(project, scores)
+    accept = ("--screeneval-accept", "--screeneval-accepted-by", "Ada Quill")
+    result = project.runpytest("--screeneval", "--screeneval-db", store_url, "-x", *accept)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        [
+            "not accepted: Run 1 was not accepted: run 1 is partial (41 of 42 selected items did "
+            "not run; stopped by -x/--maxfail after 1 failure(s)); review or fix them, or force "
+            "it with --screeneval-force-accept and --screeneval-accept-note.",
+            "partial: run 1 is not complete: 41 of 42 selected items did not run; stopped by "
+            "-x/--maxfail after 1 failure(s)",
+            "chain head: 2:* (keep it: screeneval verify --expect-head SEQ:HASH)",
+        ]
+    )
+    assert_no_traceback(result.stdout.str())
+    assert run_statuses(store_url) == {1: "partial"}
+    with Store.open(store_url) as store:
+        assert store.baseline() is None
+        assert "did not run" in store.get_run(1).verdict["missing"]
+        assert store.verify_chain().ok

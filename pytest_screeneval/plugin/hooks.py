@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_screeneval.errors import ScreenevalError
+from pytest_screeneval.plugin.completeness import Completeness
 from pytest_screeneval.plugin.xdist import (
     RUN_ID_KEY,
     WORKER_OUTPUT_KEY,
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
 __all__ = ["SESSION_KEY"]
 
 SESSION_KEY = pytest.StashKey["ScreenevalSession"]()
+COMPLETENESS_KEY = pytest.StashKey[Completeness]()
 PERTURBATION_KINDS = ("reformat", "ocr-noise", "reorder-sections")
 
 
@@ -186,6 +188,11 @@ def pytest_configure(config: pytest.Config) -> None:
         session.close()
         raise pytest.UsageError(str(exc)) from None
     config.stash[SESSION_KEY] = session
+    if not is_worker(config):
+        # the process that owns the run counts which selected items ran (complete or partial)
+        completeness = Completeness(distributed=is_controller(config))
+        config.stash[COMPLETENESS_KEY] = completeness
+        config.pluginmanager.register(completeness, "screeneval-completeness")
     # Registered before pytest's own plugins register theirs, so it runs after their cleanups
     # (which collect garbage several times over everything the session kept): see the freezes.
     config.add_cleanup(gc.unfreeze)
@@ -469,17 +476,39 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     if is_controller(session.config):
         screeneval.load_results_from_store()
-    status = "interrupted" if exitstatus == pytest.ExitCode.INTERRUPTED else "complete"
-    screeneval.flush(force=True)
-    summary = screeneval.summarize(dict(Counter(need.kind for need in screeneval.needs)), status)
-    screeneval.finish(status, verdict_document(summary.gates, summary.crossings))
     config = session.config
-    if config.getoption("screeneval_accept"):
+    completeness = config.stash[COMPLETENESS_KEY]
+    try:
+        screeneval.flush(force=True)
+    except ScreenevalError as exc:
+        completeness.close_error = str(exc)
+        completeness.write_errors.append("the last score rows could not be stored")
+    missing = completeness.missing_now = completeness.missing(session)
+    # complete only when every selected item ran and every row it produced is stored
+    status = (
+        "interrupted"
+        if exitstatus == pytest.ExitCode.INTERRUPTED
+        else ("partial" if missing else "complete")
+    )
+    summary = screeneval.summarize(dict(Counter(need.kind for need in screeneval.needs)), status)
+    if completeness.close_error is None:
+        try:
+            screeneval.finish(status, verdict_document(summary.gates, summary.crossings, missing))
+            completeness.chain_head = _chain_head(screeneval)
+        except ScreenevalError as exc:
+            completeness.close_error = str(exc)
+    if completeness.close_error is not None:
+        # the summary is still printed; the run stays 'running' until the next session marks
+        # it interrupted, its stored rows kept
+        session.exitstatus = pytest.ExitCode.USAGE_ERROR
+    elif config.getoption("screeneval_accept"):
         screeneval.accept_run(
             by=config.getoption("screeneval_accepted_by"),
             note=config.getoption("screeneval_accept_note"),
             force=config.getoption("screeneval_force_accept"),
         )
+        with contextlib.suppress(ScreenevalError):
+            completeness.chain_head = _chain_head(screeneval)
     if screeneval.settings.json:
         from pytest_screeneval.report.json import write_json
 
@@ -491,6 +520,11 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
+def _chain_head(screeneval: ScreenevalSession) -> object:
+    """The store's chain head now (after the run's entry, and its acceptance's)."""
+    return None if screeneval.store is None else screeneval.store.chain_head()
+
+
 def _junit_properties(config: pytest.Config, summary: RunSummary) -> None:
     """The run id and the gate table as testsuite properties of ``--junitxml``."""
     from _pytest.junitxml import xml_key
@@ -499,6 +533,14 @@ def _junit_properties(config: pytest.Config, summary: RunSummary) -> None:
     if xml is None:
         return
     xml.add_global_property("screeneval.run_id", summary.run_id)
+    xml.add_global_property("screeneval.status", summary.status)
+    completeness = config.stash.get(COMPLETENESS_KEY, None)
+    if completeness is not None and completeness.missing_now:
+        xml.add_global_property("screeneval.missing", completeness.missing_now)
+    if completeness is not None and completeness.chain_head is not None:
+        # an anchor outside the database: `screeneval verify --expect-head SEQ:HASH`
+        head = completeness.chain_head
+        xml.add_global_property("screeneval.chain_head", f"{head.seq}:{head.hash}")
     for gate in summary.gates:
         value = "-" if gate.value is None else f"{gate.value:.1f}"
         xml.add_global_property(
@@ -517,3 +559,24 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     for line in render(screeneval.summary, screeneval):
         # case ids, slices and scorer text are data: they must not drive the terminal
         terminalreporter.write_line(terminal_safe(line))
+    completeness = config.stash.get(COMPLETENESS_KEY, None)
+    if completeness is None:
+        return
+    if completeness.missing_now:
+        terminalreporter.write_line(
+            terminal_safe(
+                f"partial: run {screeneval.summary.run_id} is not complete: "
+                f"{completeness.missing_now}"
+            )
+        )
+    if completeness.chain_head is not None:
+        head = completeness.chain_head
+        terminalreporter.write_line(
+            f"chain head: {head.seq}:{head.hash}"
+            + (f" (keyed {head.key_id})" if head.key_id else "")
+            + " (keep it: screeneval verify --expect-head SEQ:HASH)"
+        )
+    if completeness.close_error is not None:
+        terminalreporter.write_line(
+            terminal_safe(f"ERROR: {completeness.close_error}"), red=True, bold=True
+        )
