@@ -438,6 +438,12 @@ _ID = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9._-]{0,15}", fullmatch=True)
 _TEXT = st.text(max_size=40)
 _NONBLANK = st.text(min_size=1, max_size=40).filter(lambda s: s.strip() != "")
 _DATE = st.one_of(st.dates().map(lambda d: d.isoformat()), _NONBLANK)
+# set_at must be an ISO date (issue 15); retired_at stays free text
+_SET_AT = st.one_of(
+    st.dates().map(lambda d: d.isoformat()), st.datetimes().map(lambda d: d.isoformat())
+)
+# a label names a folder and is a pytest keyword: path-safe characters only
+_LABEL = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9._-]{0,30}", fullmatch=True)
 _SCORE = st.integers(RUBRIC.scale.min, RUBRIC.scale.max)
 _CRITERIA = RUBRIC.criterion_names
 
@@ -452,14 +458,14 @@ def cases(draw: st.DrawFn) -> Case:
     text = "\n".join(lines) + draw(st.sampled_from(["", "\n", "\n\n", " "]))
     assume(find_pii(text) is None)
     set_by = draw(_NONBLANK)
-    expected = {name: Expectation(name, draw(_SCORE), set_by, draw(_DATE)) for name in _CRITERIA}
+    expected = {name: Expectation(name, draw(_SCORE), set_by, draw(_SET_AT)) for name in _CRITERIA}
     rated = draw(st.lists(st.sampled_from(_CRITERIA), unique=True))
     ratings = {name: draw(st.dictionaries(_TEXT, _SCORE, min_size=1, max_size=3)) for name in rated}
     gap_value = draw(st.sampled_from([None, needle]))
     xfail_keys = draw(st.lists(st.sampled_from([*_CRITERIA, "all", "decision"]), unique=True))
     return Case(
         id=draw(_ID),
-        label=draw(_NONBLANK),
+        label=draw(_LABEL),
         rubric=RUBRIC.id,
         input_text=text,
         expected=expected,

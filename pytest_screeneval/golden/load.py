@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,11 +33,15 @@ from pytest_screeneval.golden.model import (
     Variants,
     VariantValue,
 )
+from pytest_screeneval.golden.pii import find_pii
 
 __all__ = [
+    "DEFAULT_LIMITS",
     "ITEM_KINDS",
     "MAX_LABEL_CHARS",
     "PERTURBATION_KEYWORDS",
+    "SizeLimits",
+    "check_attributes_used",
     "find_pii",
     "item_keywords",
     "load_case_file",
@@ -196,20 +202,30 @@ class _Fields:
 
 _ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
-_EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")
-_PHONE = re.compile(
-    r"(?<![\w-])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{3}\)|\d{3})[\s.-]?\d{3}[\s.-]?\d{4}(?![\w-])"
-    r"|(?<![\w-])\+\d{1,3}(?:[\s.-]?\d{2,4}){3,5}(?![\w-])"
-)
+
+@dataclass(frozen=True)
+class SizeLimits:
+    """How long a case id and how large an input_text may be (ini ``screeneval_max_case_id_chars``
+    and ``screeneval_max_input_chars``). Checked here, before anything is stored: a 10,000-character
+    id broke ``cases export`` on SQLite and PostgreSQL's index refused it without naming the case;
+    a 5 MB text took 86 s and 844 MB to score."""
+
+    max_case_id_chars: int = 100
+    max_input_chars: int = 100_000
 
 
-def find_pii(text: str) -> tuple[str, str] | None:
-    """The first e-mail address or phone number in a text, as (kind, match), or None."""
-    for kind, pattern in (("an e-mail address", _EMAIL), ("a phone number", _PHONE)):
-        found = pattern.search(text)
-        if found:
-            return kind, found.group(0)
-    return None
+DEFAULT_LIMITS = SizeLimits()
+
+
+def _iso_date(text: str) -> bool:
+    """Whether ``text`` is an ISO 8601 date (2024-03-01) or date and time."""
+    for parse in (date.fromisoformat, datetime.fromisoformat):
+        try:
+            parse(text)
+        except ValueError:
+            continue
+        return True
+    return False
 
 
 def load_rubric(path: Path, shown: str | None = None) -> Rubric:
@@ -271,7 +287,12 @@ def load_rubric(path: Path, shown: str | None = None) -> Rubric:
 def load_variants(path: Path, shown: str | None = None) -> Variants:
     shown = shown or str(path)
     if not path.exists():
-        return Variants()
+        # Silence here switched the fairness checks off without a word (issue 15): refuse, and
+        # say how to run without counterfactuals on purpose.
+        raise GoldenSetError(
+            f"{shown}: the golden set has no variants file, so its counterfactual (fairness) "
+            "checks cannot run; add it, or write `attributes: {}` in it to run without them."
+        )
     top = _Fields(_read_yaml(path, shown), shown, "the variants")
     top.check_known(["attributes"])
     attrs = top.mapping("attributes", "the variant attributes")
@@ -287,6 +308,7 @@ def load_variants(path: Path, shown: str | None = None) -> Variants:
             raise spec.fail(f"attribute {name!r} needs a list of at least two values", "values")
         values: list[VariantValue] = []
         for raw in raw_values:
+            _refuse_pii_in_value(spec, name, raw)
             if raw is None or isinstance(raw, str):
                 values.append(VariantValue(raw))
                 continue
@@ -311,6 +333,20 @@ def load_variants(path: Path, shown: str | None = None) -> Variants:
     return Variants(result)
 
 
+def _refuse_pii_in_value(spec: _Fields, name: object, raw: object) -> None:
+    value = raw.get("value") if isinstance(raw, dict) else raw
+    if not isinstance(value, str):
+        return
+    pii = find_pii(value)
+    if pii is not None:
+        kind, found = pii
+        raise spec.fail(
+            f"a value of attribute {name!r} is {kind} ({found!r}); variants are inserted into "
+            "every case, use a made-up value without contact details",
+            "values",
+        )
+
+
 _CASE_REQUIRED = ("id", "label", "rubric", "input_text", "expected")
 _CASE_OPTIONAL = (
     "slices",
@@ -324,13 +360,24 @@ _CASE_OPTIONAL = (
 
 
 def load_case_file(
-    path: Path, rubric: Rubric, shown: str | None = None, variants: Variants | None = None
+    path: Path,
+    rubric: Rubric,
+    shown: str | None = None,
+    variants: Variants | None = None,
+    *,
+    limits: SizeLimits = DEFAULT_LIMITS,
 ) -> Case:
     """Load and validate one case file against its rubric (and the variants, if given)."""
     shown = shown or str(path)
     top = _Fields(_read_yaml(path, shown), shown, "a case")
     top.check_known(_CASE_REQUIRED, _CASE_OPTIONAL)
     case_id = top.text("id")
+    if len(case_id) > limits.max_case_id_chars:
+        raise top.fail(
+            f"case id {case_id[:40]!r}... has {len(case_id):,} characters, more than the "
+            f"{limits.max_case_id_chars} allowed (ini screeneval_max_case_id_chars)",
+            "id",
+        )
     if not _ID_PATTERN.match(case_id):
         raise top.fail(f"case id {case_id!r} may hold only letters, digits, '.', '_' and '-'", "id")
     rubric_id = top.text("rubric")
@@ -339,6 +386,13 @@ def load_case_file(
             f"case {case_id} names rubric {rubric_id!r}, but the rubric is {rubric.id!r}", "rubric"
         )
     input_text = top.text("input_text")
+    if len(input_text) > limits.max_input_chars:
+        raise top.fail(
+            f"case {case_id}: input_text has {len(input_text):,} characters, more than the "
+            f"{limits.max_input_chars:,} allowed (ini screeneval_max_input_chars); a resume "
+            "is rarely a tenth of that",
+            "input_text",
+        )
     pii = find_pii(input_text)
     if pii is not None:
         kind, found = pii
@@ -374,6 +428,12 @@ def load_case_file(
         criterion = check_criterion(expected_block, key)
         entry = expected_block.mapping(key, f"the expectation for {criterion!r}")
         entry.check_known(["score", "set_by", "set_at"])
+        if not _iso_date(entry.text("set_at")):
+            raise entry.fail(
+                f"set_at of {criterion!r} in case {case_id} must be an ISO date such as "
+                f"2024-03-01, got {entry.text('set_at')!r}",
+                "set_at",
+            )
         expected[criterion] = Expectation(
             criterion=criterion,
             score=check_score(
@@ -438,6 +498,13 @@ def load_case_file(
         block = top.mapping("attributes", "the attributes")
         for key, raw in block.data.items():
             name = str(key)
+            if variants is not None and name not in variants.attributes:
+                defined = ", ".join(sorted(variants.attributes)) or "none"
+                raise block.fail(
+                    f"case {case_id}: attribute {name!r} is not defined in variants.yaml "
+                    f"(it defines: {defined}), so no counterfactual would use it",
+                    key,
+                )
             kind = (
                 variants.attributes[name].kind
                 if variants and name in variants.attributes
@@ -517,7 +584,9 @@ def item_keywords(rubric: Rubric, variants: Variants | None) -> dict[str, str]:
     return reserved
 
 
-def load_golden_set(root: Path, *, relative_to: Path | None = None) -> GoldenSet:
+def load_golden_set(
+    root: Path, *, relative_to: Path | None = None, limits: SizeLimits = DEFAULT_LIMITS
+) -> GoldenSet:
     """Load ``root/rubric.yaml``, ``root/variants.yaml`` and every ``root/<slice>/<id>.yaml``."""
     root = Path(root)
     base = relative_to or root.parent
@@ -538,7 +607,7 @@ def load_golden_set(root: Path, *, relative_to: Path | None = None) -> GoldenSet
     cases: list[Case] = []
     first_seen: dict[str, str] = {}
     for path in case_files(root):
-        case = load_case_file(path, rubric, shown(path), variants)
+        case = load_case_file(path, rubric, shown(path), variants, limits=limits)
         if case.id in first_seen:
             # Only on this error path: read the file again for the line of its `id`.
             line = getattr(_read_yaml(path, shown(path)), "key_lines", {}).get("id", 1)
@@ -548,7 +617,22 @@ def load_golden_set(root: Path, *, relative_to: Path | None = None) -> GoldenSet
             )
         first_seen[case.id] = shown(path)
         cases.append(case)
-    return GoldenSet(rubric=rubric, variants=variants, cases=tuple(cases), root=shown(root))
+    golden = GoldenSet(rubric=rubric, variants=variants, cases=tuple(cases), root=shown(root))
+    check_attributes_used(golden, shown(root / VARIANTS_FILE))
+    return golden
+
+
+def check_attributes_used(golden: GoldenSet, shown: str) -> None:
+    """Refuse an attribute of variants.yaml that no case places: its counterfactual would
+    silently test nothing (most often a typo on one side)."""
+    used = {name for case in golden.cases for name in case.attributes}
+    unused = [name for name in golden.variants.attributes if name not in used]
+    if unused and golden.cases:
+        names = ", ".join(repr(name) for name in unused)
+        raise GoldenSetError(
+            f"{shown}: attribute {names} is defined but no case places it (add it to the "
+            "cases' attributes, or remove it), so its counterfactuals would test nothing."
+        )
 
 
 def case_files(root: Path) -> list[Path]:
