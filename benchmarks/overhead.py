@@ -90,6 +90,7 @@ def make_project(root: Path, items: int) -> None:
     cases = root / "cases"
     cases.mkdir(parents=True)
     (cases / "rubric.yaml").write_text(RUBRIC)
+    (cases / "variants.yaml").write_text("attributes: {}\n")  # no counterfactuals, on purpose
     for i in range(items // len(CRITERIA)):
         folder = cases / f"slice-{i % 10}"
         folder.mkdir(exist_ok=True)

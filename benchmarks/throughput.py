@@ -106,6 +106,7 @@ def write_project(root: Path, n: int, base_url: str, concurrency: int) -> Path:
     cases = root / "cases"
     cases.mkdir(parents=True)
     (cases / "rubric.yaml").write_text(dump_rubric(RUBRIC), encoding="utf-8")
+    (cases / "variants.yaml").write_text("attributes: {}\n", encoding="utf-8")  # none, on purpose
     for slice_name in SLICES:
         (cases / slice_name).mkdir()
     for i in range(n):

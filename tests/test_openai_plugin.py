@@ -151,6 +151,7 @@ def project(pytester: pytest.Pytester, server: ChatServer) -> pytest.Pytester:
     (cases_dir / "rubric.yaml").write_text(dump_rubric(RUBRIC), encoding="utf-8")
     for case_id in CASE_IDS:
         case = make_case(case_id, attributes={})
+    (cases_dir / "variants.yaml").write_text("attributes: {}\n", encoding="utf-8")
         folder = cases_dir / case.label
         folder.mkdir(exist_ok=True)
         (folder / f"{case.id}.yaml").write_text(dump_case(case), encoding="utf-8")
