@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_screeneval.evidence.confirm import confirm_spread
@@ -176,6 +176,7 @@ def test_a_worst_case_beyond_the_limit_fails_and_one_within_passes() -> None:
 _levels = st.integers(min_value=1, max_value=5)
 
 
+@settings(deadline=None)
 @given(
     truth=st.floats(min_value=0, max_value=100),
     limit=st.floats(min_value=0.5, max_value=20),

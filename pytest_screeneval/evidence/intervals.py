@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from statistics import NormalDist, fmean
 
 __all__ = ["Interval", "difference_interval", "t_quantile", "two_sided_quantile"]
@@ -63,6 +64,7 @@ def _t_cdf(t: float, df: float) -> float:
     return 1.0 - tail if t >= 0 else tail
 
 
+@lru_cache(maxsize=1024)  # a run asks for the same few quantiles again and again
 def t_quantile(p: float, df: float | None) -> float:
     """The ``p`` quantile of Student's t with ``df`` degrees of freedom (normal when None)."""
     if not 0.0 < p < 1.0:

@@ -90,7 +90,14 @@ def perturbation_gate(
     estimates = paired_estimates(systematic, noise_sd=sd, df=df)
     # the worst example of a case was picked among its examples: count them in the family
     found = worst_case_interval(worst_sides, noise_sd=sd, df=df, family=max(1, examples))
-    call = judge_limit(estimates, limit, *(found or (None, "")))
+    call = judge_limit(
+        estimates,
+        limit,
+        *(found or (None, "")),
+        shown=lambda e: (
+            f"shift {e.interval.estimate:.1f} ({e.high} higher), {e.interval.shown()}, n={e.cases}"
+        ),
+    )
     where = f"; worst case {found[1].split(' (')[0]}" if found else ""
     return _gate(
         f"perturbation-shift[{kind}]",
@@ -98,9 +105,6 @@ def perturbation_gate(
         limit,
         len(rows),
         call.status,
-        call.detail.replace("perturbed vs original", "mean shift").replace(
-            "original vs perturbed", "mean shift"
-        )
-        + where,
+        call.detail + where,
         call.to_decide,
     )

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from statistics import fmean
 
@@ -185,14 +185,15 @@ def judge_limit(
     limit: float,
     worst_case: Interval | None = None,
     worst_case_where: str = "",
+    shown: Callable[[PairEstimate], str] = PairEstimate.shown,
 ) -> GateCall:
     """Three-way verdict of "the gap is at most ``limit``" (see the module docstring)."""
     beyond = [e for e in estimates if e.interval.low > limit + _EPS]
     worst_beyond = worst_case is not None and worst_case.low > limit + _EPS
-    systematic = estimates[0].shown() if estimates else "no value pair measured"
+    systematic = shown(estimates[0]) if estimates else "no value pair measured"
     if beyond or worst_beyond:
         if beyond:
-            return GateCall(FAIL, f"systematic {beyond[0].shown()}")
+            return GateCall(FAIL, f"systematic {shown(beyond[0])}")
         assert worst_case is not None
         return GateCall(
             FAIL,
@@ -208,6 +209,4 @@ def judge_limit(
         return GateCall(
             INCONCLUSIVE, systematic, "nothing measured yet: select cases with variants"
         )
-    return GateCall(
-        INCONCLUSIVE, f"systematic {undecided[0].shown()}", _needed(undecided[0], limit)
-    )
+    return GateCall(INCONCLUSIVE, f"systematic {shown(undecided[0])}", _needed(undecided[0], limit))

@@ -34,7 +34,7 @@ __all__ = ["CONFIRM_REPEATS", "Confirmer", "Outcome", "Side"]
 
 CONFIRM_REPEATS = 3
 PROBE_MIN_TEXTS = 5
-PROBE_SHARE = 0.05
+PROBE_SHARE = 0.03  # of the planned calls: under 5% of the calls a run really makes
 ORIGINAL = ""
 
 
@@ -85,11 +85,13 @@ class Confirmer:
         settings: Settings,
         rubric: Rubric,
         scores: _Scores,
+        cases: Mapping[str, Case],
         score_texts: Callable[[list[ScoringJob]], list[JobResult]] | None = None,
     ) -> None:
         self.settings = settings
         self.rubric = rubric
         self.scores = scores
+        self.cases = cases
         self.score_texts = score_texts
         self.planned_calls = 0  # the calls the selection plans (texts × repeats + examples)
         self.share = 1.0  # of the run this process scores (1 / workers under -n)
@@ -176,19 +178,21 @@ class Confirmer:
         if self.probed:
             return 0
         self.probed = True
+        # the originals this process scored (an -n controller: every worker's, from the store)
         originals = sorted(
             {
                 case_id
-                for (case_id, variant, repeat), r in self.scores.results.items()
-                if variant == ORIGINAL and repeat == 0 and not r.cached and r.job.text
+                for (case_id, variant, repeat), result in self.scores.results.items()
+                if variant == ORIGINAL
+                and repeat == 0
+                and not result.cached
+                and case_id in self.cases
             }
         )
         if not originals:
             return 0
         wanted = max(PROBE_MIN_TEXTS, math.floor(PROBE_SHARE * self.planned_calls * self.share))
-        texts = {
-            case_id: self.scores.results[(case_id, ORIGINAL, 0)].job.text for case_id in originals
-        }
+        texts = {case_id: self.cases[case_id].input_text for case_id in originals}
         # spread over the originals, evenly, round after round when there are fewer of them
         step = max(1, len(originals) // wanted) if wanted < len(originals) else 1
         picked = [originals[(i * step) % len(originals)] for i in range(wanted)]

@@ -1,0 +1,100 @@
+"""The run's noise in its summary: the measured noise, the fairness gates judged against it, the
+items confirmation left unstable, and what confirming cost (DESIGN §7a).
+
+One step after :func:`~pytest_screeneval.session.summary.summarize`: it replaces the fairness
+gates (counterfactual gap, perturbation shift) by their noise-aware versions and fills the
+summary's ``noise`` and ``confirmation``. Self-disagreement stays a gate of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from pytest_screeneval.evidence.gates import GateResult
+from pytest_screeneval.evidence.noise_gates import counterfactual_gate, perturbation_gate
+from pytest_screeneval.evidence.paired import INCONCLUSIVE
+
+if TYPE_CHECKING:
+    from pytest_screeneval.session.confirmation import Confirmer
+    from pytest_screeneval.session.summary import RunSummary
+    from pytest_screeneval.settings.options import Settings
+
+__all__ = ["ItemOutcome", "extra_calls", "judge_against_noise"]
+
+ORIGINAL = ""
+ItemOutcome = tuple[str, str, str]  # node id, outcome, one line
+
+
+def extra_calls(confirmer: Confirmer, repeat: int) -> int:
+    """Calls spent beyond the plan: every answer past the run's own repeats (probe, confirming)."""
+    return sum(
+        1
+        for (_case, variant, index), result in confirmer.scores.results.items()
+        if not result.cached and index >= (repeat if variant == ORIGINAL else 1)
+    )
+
+
+def _kept_detail(gate: GateResult) -> str:
+    """What the plain gate said that the noise-aware one must keep (scorer errors left out)."""
+    parts = [p for p in gate.detail.split("; ") if "scorer error" in p]
+    return "; ".join(parts)
+
+
+def judge_against_noise(
+    summary: RunSummary,
+    *,
+    counterfactual_rows: Mapping[str, Mapping[str, Mapping[str, Any]]],
+    perturbation_rows: Mapping[str, Mapping[str, Mapping[str, Any]]],
+    confirmer: Confirmer,
+    settings: Settings,
+    outcomes: Sequence[ItemOutcome],
+) -> None:
+    noise = confirmer.noise()
+    gates: list[GateResult] = []
+    for gate in summary.gates:
+        name, _, rest = gate.name.partition("[")
+        target = rest.rstrip("]")
+        judged = gate
+        if name == "counterfactual-gap" and counterfactual_rows.get(target):
+            judged = counterfactual_gate(
+                target, counterfactual_rows[target], noise, settings.max_gap
+            )
+        elif name == "perturbation-shift" and perturbation_rows.get(target):
+            judged = perturbation_gate(
+                target,
+                perturbation_rows[target],
+                noise,
+                settings.max_perturbation_shift,
+                settings.perturbation_examples,
+            )
+        if judged is not gate and (kept := _kept_detail(gate)):
+            judged = GateResult(
+                judged.name,
+                judged.value,
+                judged.limit,
+                judged.n,
+                judged.status,
+                f"{judged.detail}; {kept}",
+            )
+        gates.append(judged)
+    summary.gates = gates
+    summary.noise = noise.as_dict() | {"described": noise.describe()}
+    by_outcome: dict[str, list[dict[str, str]]] = {
+        "confirmed": [],
+        "unstable": [],
+        "unconfirmed": [],
+    }
+    for nodeid, outcome, line in sorted(outcomes):
+        by_outcome.setdefault(outcome, []).append({"item": nodeid, "detail": line})
+    summary.confirmation = {
+        "extra_calls": extra_calls(confirmer, settings.repeat),
+        "budget": confirmer.budget,
+        "judged_at": (
+            "95% confidence, two-sided, Bonferroni-corrected over the value pairs (and cases) "
+            f"compared, against the measured noise ({noise.describe()})"
+        ),
+        "inconclusive": settings.inconclusive,
+        "inconclusive_gates": [g.name for g in gates if g.status == INCONCLUSIVE],
+        **by_outcome,
+    }
