@@ -26,7 +26,9 @@ def getter(values: dict[str, object]):
 def test_only_the_model_is_required_and_the_rest_takes_the_documented_defaults():
     settings = settings_from(getter({"screeneval_openai_model": " acme-2025-01-01 "}))
     assert settings == OpenAISettings(model="acme-2025-01-01")
-    assert settings.timeout_s == 60.0 and settings.max_retries == 3
+    assert settings.timeout_s == 240.0 and settings.max_retries == 2
+    assert settings.response_format == "auto" and settings.max_tokens is None
+    assert settings.stop_after_failures == 5
     assert settings.temperature == 0.0 and settings.allow_floating_model is False
 
 
@@ -102,7 +104,7 @@ def test_the_specs_register_as_argparse_flags_with_their_validators():
         ["--screeneval-openai-model", "acme-2025-01-01", "--screeneval-openai-timeout", "5"]
     )
     settings = settings_from(lambda name: getattr(parsed, name))
-    assert (settings.model, settings.timeout_s, settings.max_retries) == ("acme-2025-01-01", 5.0, 3)
+    assert (settings.model, settings.timeout_s, settings.max_retries) == ("acme-2025-01-01", 5.0, 2)
     with pytest.raises(argparse.ArgumentError):
         parser.parse_args(["--screeneval-openai-max-retries", "many"])
 

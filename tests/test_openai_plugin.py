@@ -133,6 +133,8 @@ def write_ini(
         "screeneval_openai_base_url": server.base_url,
         "screeneval_openai_model": model,
         "screeneval_openai_timeout": "5",
+        # One request per text; the dialect probe of ``auto`` has tests of its own.
+        "screeneval_openai_response_format": "json_schema",
         "screeneval_db": f"sqlite:///{(pytester.path / 'store.db').as_posix()}",
         "screeneval_perturbation_examples": "0",
         # The server's canned rationale quotes the resume's first sentence, whatever the
@@ -149,9 +151,9 @@ def project(pytester: pytest.Pytester, server: ChatServer) -> pytest.Pytester:
     cases_dir = pytester.path / "cases"
     cases_dir.mkdir()
     (cases_dir / "rubric.yaml").write_text(dump_rubric(RUBRIC), encoding="utf-8")
+    (cases_dir / "variants.yaml").write_text("attributes: {}\n", encoding="utf-8")
     for case_id in CASE_IDS:
         case = make_case(case_id, attributes={})
-    (cases_dir / "variants.yaml").write_text("attributes: {}\n", encoding="utf-8")
         folder = cases_dir / case.label
         folder.mkdir(exist_ok=True)
         (folder / f"{case.id}.yaml").write_text(dump_case(case), encoding="utf-8")
@@ -351,32 +353,42 @@ CUT_OFF = '{"skills": {"score": 4, "rationale": "cut'
 @pytest.mark.parametrize(
     ("reply", "reason"),
     [
-        (
-            Reply.refused(REFUSAL),
-            f"the model refused: {REFUSAL} (raw answer: {REFUSAL!r})",
-        ),
+        (Reply.refused(REFUSAL), (f"the model refused: {REFUSAL}", REFUSAL)),
         (
             Reply.invalid_json(CUT_OFF),
-            "the answer is not valid JSON (Unterminated string starting at: line 1 column 38 "
-            f"(char 37)) (raw answer: {CUT_OFF!r})",
+            (
+                "the answer is not valid JSON (Unterminated string starting at: line 1 column "
+                "38 (char 37))",
+                CUT_OFF,
+            ),
         ),
     ],
     ids=["refusal", "invalid-json"],
 )
 def test_an_unusable_answer_fails_only_its_case_with_the_raw_reason_and_is_not_retried(
-    project: pytest.Pytester, server: ChatServer, script: Script, reply: Reply, reason: str
+    project: pytest.Pytester,
+    server: ChatServer,
+    script: Script,
+    reply: Reply,
+    reason: tuple[str, str],
 ) -> None:
     script.queue("al-002", reply)
     result = project.runpytest("--screeneval")
 
+    because, raw = reason
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     assert failed_nodeids(result) == item_ids("al-002", *CRITERIA, "decision")
-    assert failures_section(result).count(f"FAILED     scorer error: {reason}") == len(CRITERIA)
+    assert failures_section(result).count(f"FAILED     scorer error: {because}") == len(CRITERIA)
     assert len(requests_for(server, "al-002")) == 1
     assert "; 0 needed retries" in calls_line(result)
-    rows = [r for r in rows_of(project, 1) if r.case_id == "al-002"]
-    assert len(rows) == len(CRITERIA)
-    assert all(r.score is None and r.attempts == 1 and r.error == reason for r in rows)
+    rows = {r.criterion: r for r in rows_of(project, 1) if r.case_id == "al-002"}
+    assert sorted(rows) == sorted(CRITERIA)
+    assert all(r.score is None and r.attempts == 1 for r in rows.values())
+    # the raw answer is stored once, on the first criterion's row; the others point to it
+    first, *others = CRITERIA
+    assert rows[first].error == f"{because} (raw answer: {raw!r})"
+    for name in others:
+        assert rows[name].error == f"{because} (the raw answer is on the row of {first})"
     with store_of(project) as store:
         assert store.get_run(1).status == "complete"
 

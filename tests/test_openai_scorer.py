@@ -65,8 +65,15 @@ def server() -> Iterator[ChatServer]:
 @pytest.fixture
 def scorer_for(server: ChatServer) -> Callable[..., OpenAIScorer]:
     def build(**changes: Any) -> OpenAIScorer:
+        # One dialect unless a test says otherwise: ``auto`` would add its probe requests.
         settings = OpenAISettings(
-            **{"model": MODEL, "base_url": server.base_url, "timeout_s": 5.0, **changes}
+            **{
+                "model": MODEL,
+                "base_url": server.base_url,
+                "timeout_s": 5.0,
+                "response_format": "json_schema",
+                **changes,
+            }
         )
         return make_scorer(RUBRIC, settings, environ={"SCREENEVAL_OPENAI_API_KEY": KEY})
 
@@ -118,7 +125,13 @@ def test_the_request_carries_a_strict_schema_the_prompt_and_the_sampling(server,
     assert schema["required"] == ["experience", "skills", "communication"]
     assert schema["additionalProperties"] is False
     entry = schema["properties"]["skills"]
-    assert entry["properties"]["score"] == {"type": "integer", "minimum": 1, "maximum": 5}
+    # enums, because grammar-constrained decoders ignore minimum and maximum
+    assert entry["properties"]["score"] == {"type": "integer", "enum": [1, 2, 3, 4, 5]}
+    confidence = entry["properties"]["confidence"]["anyOf"]
+    assert confidence == [
+        {"type": "number", "enum": [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]},
+        {"type": "null"},
+    ]
     assert entry["required"] == ["score", "rationale", "evidence", "confidence"]
     assert entry["additionalProperties"] is False
     system, user = body["messages"]
@@ -143,7 +156,9 @@ def test_the_screeneval_key_takes_precedence_over_openai_api_key(server):
 
 
 def test_a_wrong_key_is_refused_once_and_the_key_never_shows(server):
-    settings = OpenAISettings(model=MODEL, base_url=server.base_url, max_retries=3)
+    settings = OpenAISettings(
+        model=MODEL, base_url=server.base_url, max_retries=3, response_format="json_schema"
+    )
     scorer = make_scorer(RUBRIC, settings, environ={"OPENAI_API_KEY": "sk-secret-wrong"})
 
     error = score_error(scorer)
@@ -174,7 +189,8 @@ def test_a_local_base_url_works_without_a_key():
 def test_identity_pins_model_prompt_file_rubric_and_temperature(tmp_path, scorer_for):
     scorer = scorer_for(temperature=0.3)
     identity = scorer.identity
-    assert identity.name == "openai"
+    assert identity.name == "openai[json_schema]"  # the dialect is part of the identity
+    assert identity.as_dict()["response_format"] == "json_schema"
     assert identity.model_id == MODEL
     assert identity.temperature == 0.3
     assert identity.rubric_sha == RUBRIC.sha
@@ -270,23 +286,36 @@ def test_invalid_json_is_an_error_with_the_raw_text_and_is_not_retried(server, s
     ("reply", "complaint"),
     [
         (Reply.missing_criterion("skills"), "no entry for criterion skills"),
-        (Reply.extra_criterion("charisma"), "criteria the rubric does not have: charisma"),
+        (Reply.bad_field("confidence", 1.5, "skills"), "confidence for skills is 1.5, not a"),
+        (Reply.bad_field("rationale", "", "skills"), "rationale for skills is empty"),
         (Reply.off_scale("communication", 9), "score for communication is 9, off the scale 1..5"),
         (Reply.off_scale("experience", 0), "score for experience is 0, off the scale 1..5"),
         (Reply.off_scale("skills", 4.5), "score for skills is 4.5, not a whole number"),
         (Reply.off_scale("skills", "4"), 'score for skills is "4", not a whole number'),
     ],
 )
-def test_a_wrong_answer_names_the_criterion_and_is_not_retried(
+def test_a_wrong_field_fails_its_criterion_only_and_is_not_retried(
     server, scorer_for, reply, complaint
 ):
     server.enqueue(reply)
 
-    error = score_error(scorer_for(max_retries=3))
+    outcome = score(scorer_for(max_retries=3))
 
-    assert complaint in error.reason
-    assert error.attempts == 1
-    assert error.raw.startswith("{")
+    bad = complaint.split(" is ")[0].split()[-1]
+    (reason,) = outcome.errors.values()
+    assert list(outcome.errors) == [bad]
+    assert complaint in reason
+    assert "(raw answer: '{" in reason  # the raw answer is kept with the error
+    assert [s.criterion for s in outcome.scores] == [n for n in RUBRIC.criterion_names if n != bad]
+    assert outcome.attempts == 1
+    assert len(server.chat_requests) == 1
+
+
+def test_an_answer_for_another_rubric_fails_whole(server, scorer_for):
+    server.enqueue(Reply.extra_criterion("charisma"))
+    error = score_error(scorer_for(max_retries=3))
+    assert "criteria the rubric does not have: charisma" in error.reason
+    assert error.attempts == 1 and error.raw.startswith("{")
     assert len(server.chat_requests) == 1
 
 
@@ -327,10 +356,10 @@ def test_parse_answer_checks_every_field(entry, complaint):
 
     good = {"score": 3, "rationale": "Fine.", "evidence": [], "confidence": None}
     answer = {"experience": entry, "skills": good, "communication": good}
-    with pytest.raises(ScorerError) as caught:
-        parse_answer(json.dumps(answer), RUBRIC)
-    assert complaint in caught.value.reason
-    assert "experience" in caught.value.reason
+    parsed = parse_answer(json.dumps(answer), RUBRIC)
+    assert list(parsed.problems) == ["experience"]
+    assert complaint in parsed.problems["experience"]
+    assert [s.criterion for s in parsed.scores] == ["skills", "communication"]
 
 
 def test_parse_answer_accepts_a_missing_evidence_and_null_confidence():
@@ -338,8 +367,9 @@ def test_parse_answer_accepts_a_missing_evidence_and_null_confidence():
 
     entry = {"score": 5, "rationale": "Runs the on-call rota.", "confidence": None}
     answer = {name: entry for name in RUBRIC.criterion_names}
-    scores = parse_answer(json.dumps(answer), RUBRIC)
-    assert [(s.score, s.evidence, s.confidence) for s in scores] == [(5, (), None)] * 3
+    parsed = parse_answer(json.dumps(answer), RUBRIC)
+    assert not parsed.problems
+    assert [(s.score, s.evidence, s.confidence) for s in parsed.scores] == [(5, (), None)] * 3
 
 
 # ---------------------------------------------------------------------------------------------
@@ -405,7 +435,9 @@ def test_a_hang_is_bounded_by_the_timeout_and_retried_a_bounded_number_of_times(
 def test_a_closed_port_is_a_connection_error_after_the_retries():
     with ChatServer() as gone:
         base_url = gone.base_url
-    settings = OpenAISettings(model=MODEL, base_url=base_url, max_retries=1, timeout_s=2)
+    settings = OpenAISettings(
+        model=MODEL, base_url=base_url, max_retries=1, timeout_s=2, response_format="json_schema"
+    )
     error = score_error(make_scorer(RUBRIC, settings, environ={}))
     assert error.attempts == 2
     assert "after 2 attempts: connection error" in error.reason

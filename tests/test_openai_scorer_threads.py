@@ -44,7 +44,9 @@ async def rounds(scorer: OpenAIScorer, start: threading.Barrier) -> list[ScoreOu
 
 def test_two_threads_with_their_own_loops_keep_their_own_pooled_clients() -> None:
     with ChatServer(lambda body: Reply(delay_s=0.1)) as server:
-        settings = OpenAISettings(model=MODEL, base_url=server.base_url, timeout_s=10.0)
+        settings = OpenAISettings(
+            model=MODEL, base_url=server.base_url, timeout_s=10.0, response_format="json_schema"
+        )
         scorer = make_scorer(RUBRIC, settings, environ={})
         start = threading.Barrier(2)
         results: list[list[ScoreOutcome]] = []

@@ -6,19 +6,28 @@ without importing asyncio machinery.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
+from pytest_screeneval.errors import ScreenevalError
 from pytest_screeneval.golden.model import Rubric
 
 __all__ = [
+    "MAX_RAW_CHARS",
     "CriterionScore",
     "ScoreOutcome",
     "Scorer",
     "ScorerError",
     "ScorerIdentity",
+    "ScorerUnavailable",
+    "errors_with_raw",
+    "prepare_scorer",
 ]
+
+# The raw answer kept with an error row: enough to see what the model said, bounded so that a
+# model rambling to its token limit does not bloat the store.
+MAX_RAW_CHARS = 2000
 
 
 @dataclass(frozen=True)
@@ -41,15 +50,22 @@ class ScorerIdentity:
     prompt_sha: str
     rubric_sha: str
     temperature: float = 0.0
+    # How the answer's structure was asked for (the openai scorer's dialect); "" when the
+    # scorer has no such choice. A scorer that has one also puts it in ``name``, which the run
+    # record keeps, so runs in different dialects never count as the same identity.
+    response_format: str = ""
 
     def as_dict(self) -> dict[str, object]:
-        return {
+        values: dict[str, object] = {
             "name": self.name,
             "model_id": self.model_id,
             "prompt_sha": self.prompt_sha,
             "rubric_sha": self.rubric_sha,
             "temperature": self.temperature,
         }
+        if self.response_format:
+            values["response_format"] = self.response_format
+        return values
 
 
 class ScorerError(Exception):
@@ -78,6 +94,14 @@ class ScorerError(Exception):
         self.completion_tokens = completion_tokens
 
 
+class ScorerUnavailable(ScreenevalError):
+    """The scorer cannot work at all (its server rejects or drops every call): stop the run.
+
+    Unlike :class:`ScorerError`, which fails one answer's items, this ends the scoring; the
+    message is the one sentence the user sees, naming the cause and the server.
+    """
+
+
 @runtime_checkable
 class Scorer(Protocol):
     """Anything that scores a resume text against a rubric.
@@ -85,6 +109,8 @@ class Scorer(Protocol):
     ``score`` may be a plain function or a coroutine function; the runner awaits it when needed.
     A scorer may also set ``served_model`` after a call (the model the provider says it used),
     and return a :class:`ScoreOutcome` instead of a list to report attempts and token usage.
+    A scorer may define ``prepare()``, called once before the run is recorded (see
+    :func:`prepare_scorer`), and raise :class:`ScorerUnavailable` to stop the run.
     """
 
     identity: ScorerIdentity
@@ -107,3 +133,34 @@ class ScoreOutcome:
     completion_tokens: int = 0
     raw: str = ""
     extra: dict[str, object] = field(default_factory=dict)
+    # criterion -> why that criterion's part of the answer is unusable; the other criteria of
+    # the same answer keep their scores (see errors_with_raw for the raw answer kept once).
+    errors: Mapping[str, str] = field(default_factory=dict)
+
+
+def errors_with_raw(reasons: Mapping[str, str], raw: str, order: Sequence[str]) -> dict[str, str]:
+    """Error texts per criterion that keep the raw answer once, not once per row.
+
+    The first failed criterion in ``order`` carries the raw answer (bounded); every other failed
+    criterion names the row that carries it. Criteria without a reason get no entry.
+    """
+    failed = [name for name in order if name in reasons]
+    failed += [name for name in reasons if name not in failed]
+    if not raw or not failed:
+        return dict(reasons)
+    holder = failed[0]
+    shown = raw if len(raw) <= MAX_RAW_CHARS else raw[:MAX_RAW_CHARS]
+    rest = len(raw) - len(shown)
+    tail = f" [{rest} more characters]" if rest else ""
+    texts = {holder: f"{reasons[holder]} (raw answer: {shown!r}{tail})"}
+    for name in failed[1:]:
+        texts[name] = f"{reasons[name]} (the raw answer is on the row of {holder})"
+    return texts
+
+
+def prepare_scorer(scorer: object) -> None:
+    """Let a scorer settle what it must before the run is recorded (e.g. the openai scorer's
+    response format, which is part of its identity); a no-op for scorers without ``prepare``."""
+    prepare = getattr(scorer, "prepare", None)
+    if callable(prepare):
+        prepare()

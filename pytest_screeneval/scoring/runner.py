@@ -19,7 +19,14 @@ from dataclasses import dataclass, field
 
 from pytest_screeneval.errors import ScreenevalError
 from pytest_screeneval.golden.model import Rubric
-from pytest_screeneval.scoring.protocol import CriterionScore, ScoreOutcome, Scorer, ScorerError
+from pytest_screeneval.scoring.protocol import (
+    CriterionScore,
+    ScoreOutcome,
+    Scorer,
+    ScorerError,
+    ScorerUnavailable,
+    errors_with_raw,
+)
 
 __all__ = [
     "JobResult",
@@ -170,12 +177,18 @@ async def _score_one(scorer: Scorer, job: ScoringJob, rubric: Rubric, timeout: f
     started = time.perf_counter()
     try:
         answer = await _call(scorer, job.text, rubric, timeout)
+    except ScorerUnavailable:
+        raise  # the scorer cannot work at all: the session stops the run with this sentence
     except ScorerError as exc:
-        reason = exc.reason + (f" (raw answer: {exc.raw[:300]!r})" if exc.raw else "")
+        # "*" for summaries; per criterion, the raw answer once (issue 13, item 3)
+        names = rubric.criterion_names
+        errors = {"*": exc.reason} | errors_with_raw(
+            dict.fromkeys(names, exc.reason), exc.raw, names
+        )
         return JobResult(
             job,
             (),
-            {"*": reason},
+            errors,
             _ms(started),
             exc.attempts,
             exc.served_model,
@@ -191,6 +204,7 @@ async def _score_one(scorer: Scorer, job: ScoringJob, rubric: Rubric, timeout: f
         )
     outcome = answer if isinstance(answer, ScoreOutcome) else ScoreOutcome(scores=answer)  # type: ignore[arg-type]
     usable, errors = validate_scores(outcome.scores, rubric)
+    errors.update(outcome.errors)  # the scorer's own reason for each criterion it could not score
     return JobResult(
         job,
         tuple(usable.values()),

@@ -7,6 +7,7 @@ Nothing here is imported by the plugin itself; users import it from their own te
 from __future__ import annotations
 
 from pytest_screeneval.testing.chat_server import (
+    DIALECTS,
     FIRST_CRITERION,
     ChatServer,
     ReceivedRequest,
@@ -14,4 +15,11 @@ from pytest_screeneval.testing.chat_server import (
     default_answer,
 )
 
-__all__ = ["FIRST_CRITERION", "ChatServer", "ReceivedRequest", "Reply", "default_answer"]
+__all__ = [
+    "DIALECTS",
+    "FIRST_CRITERION",
+    "ChatServer",
+    "ReceivedRequest",
+    "Reply",
+    "default_answer",
+]

@@ -11,6 +11,11 @@ default reply is a VALID structured answer: the server reads the JSON schema the
 scale) with a rationale that names the criterion and quotes one line of the resume verbatim. It
 never looks for keywords, so its answers are deterministic in the request text alone.
 
+``dialect`` imitates what real servers accept as ``response_format`` (see :data:`DIALECTS`): a
+rejected format gets the error that server sends (llama.cpp's is an HTTP 500 carrying a
+validation error), and a server without structured output answers in prose around a fenced JSON
+block, the schema read from the prompt.
+
 ``GET /v1/models`` lists the configured model ids. Everything received is kept in
 :attr:`ChatServer.requests`, and :attr:`ChatServer.max_in_flight` says how many chat requests
 were being answered at once, which is how tests prove that a client really ran concurrently.
@@ -34,7 +39,35 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import MappingProxyType, TracebackType
 from typing import Any
 
-__all__ = ["FIRST_CRITERION", "ChatServer", "ReceivedRequest", "Reply", "default_answer", "main"]
+__all__ = [
+    "DIALECTS",
+    "FIRST_CRITERION",
+    "ChatServer",
+    "ReceivedRequest",
+    "Reply",
+    "default_answer",
+    "main",
+]
+
+# What each imitated server accepts as response_format: "none" is a request without one.
+DIALECTS: Mapping[str, frozenset[str]] = MappingProxyType(
+    {
+        "openai": frozenset({"json_schema", "json_object", "text", "none"}),
+        # llama-cpp-python's server: no json_schema type, a schema inside json_object instead
+        "llama.cpp": frozenset({"json_object", "text", "none"}),
+        # JSON mode only: some JSON is forced, the schema must be stated in the prompt
+        "json_object": frozenset({"json_object", "text", "none"}),
+        # no structured output at all: any response_format is refused
+        "prompt": frozenset({"none"}),
+    }
+)
+# Exactly what llama-cpp-python 0.3.36 answers to a json_schema response format.
+LLAMA_CPP_REJECTION = (
+    "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', "
+    "'type'), 'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema', "
+    "'ctx': {'expected': \"'text' or 'json_object'\"}}\n\n  File \"llama_cpp/server/app.py\", "
+    "line 376, in create_chat_completion\n    POST /v1/chat/completions"
+)
 
 # Stands for "whichever criterion the request's schema lists first", so a test can script a
 # broken answer without repeating the rubric's criterion names.
@@ -69,6 +102,7 @@ class Reply:
     drop: tuple[str, ...] = ()
     scores: Mapping[str, object] = field(default_factory=dict)
     add: Mapping[str, object] = field(default_factory=dict)
+    fields: Mapping[str, Mapping[str, object]] = field(default_factory=dict)  # criterion -> edits
     finish_reason: str = "stop"
     raw_body: bytes | None = None  # sent as is with ``status`` (an HTML page from a proxy...)
 
@@ -92,6 +126,11 @@ class Reply:
     @classmethod
     def off_scale(cls, name: str = FIRST_CRITERION, score: object = 9) -> Reply:
         return cls(scores={name: score})
+
+    @classmethod
+    def bad_field(cls, field_name: str, value: object, name: str = FIRST_CRITERION) -> Reply:
+        """One field of one criterion's entry set to ``value`` (e.g. a confidence of 1.5)."""
+        return cls(fields={name: {field_name: value}})
 
     @classmethod
     def rate_limited(cls, retry_after: str | None = "1") -> Reply:
@@ -125,10 +164,32 @@ class ReceivedRequest:
 Responder = Callable[[Any], Reply]
 
 
+def request_schema(body: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The JSON schema a request asks for: in ``response_format`` (either dialect), else the
+    last line of a system message that is a JSON schema (the schema stated in the prompt)."""
+    response_format = body.get("response_format") or {}
+    if isinstance(response_format, Mapping):
+        schema = (response_format.get("json_schema") or {}).get("schema") or response_format.get(
+            "schema"
+        )
+        if isinstance(schema, Mapping):
+            return schema
+    for message in body.get("messages") or []:
+        if not isinstance(message, Mapping) or message.get("role") != "system":
+            continue
+        content = message.get("content")
+        for line in reversed(str(content).splitlines()):
+            if line.startswith("{"):
+                with contextlib.suppress(ValueError):
+                    found = json.loads(line)
+                    if isinstance(found, dict) and isinstance(found.get("properties"), dict):
+                        return found
+    return None
+
+
 def default_answer(body: Mapping[str, Any], score: int = 3) -> dict[str, Any] | None:
     """The valid structured answer for a request, or None when it asked for no JSON schema."""
-    response_format = body.get("response_format") or {}
-    schema = (response_format.get("json_schema") or {}).get("schema") or {}
+    schema = request_schema(body) or {}
     properties = schema.get("properties")
     if not isinstance(properties, Mapping):
         return None
@@ -136,8 +197,12 @@ def default_answer(body: Mapping[str, Any], score: int = 3) -> dict[str, Any] | 
     answer: dict[str, Any] = {}
     for name, prop in properties.items():
         score_schema = (prop.get("properties") or {}).get("score") or {}
-        low = int(score_schema.get("minimum", 1))
-        high = int(score_schema.get("maximum", 5))
+        levels = score_schema.get("enum")
+        if isinstance(levels, list) and levels:
+            low, high = int(min(levels)), int(max(levels))
+        else:
+            low = int(score_schema.get("minimum", 1))
+            high = int(score_schema.get("maximum", 5))
         given = min(max(score, low), high)
         label = str(name).replace("_", " ")
         if quote:
@@ -155,8 +220,8 @@ def default_answer(body: Mapping[str, Any], score: int = 3) -> dict[str, Any] | 
 
 def _quote_from_resume(body: Mapping[str, Any]) -> str:
     """Up to eight words, verbatim, from the first sentence-like line of the resume."""
-    texts = [
-        m.get("content")
+    texts: list[str] = [
+        m["content"]
         for m in body.get("messages") or []
         if isinstance(m, Mapping) and m.get("role") == "user" and isinstance(m.get("content"), str)
     ]
@@ -197,9 +262,28 @@ def _build_content(reply: Reply, body: Mapping[str, Any], default_score: int) ->
         resolved = _resolve(name, order)
         if resolved in answer:
             answer[resolved]["score"] = score
+    for name, edits in reply.fields.items():
+        resolved = _resolve(name, order)
+        if resolved in answer:
+            answer[resolved].update(edits)
     for name, entry in reply.add.items():
         answer[name] = entry
     return json.dumps(answer)
+
+
+def format_of(body: Mapping[str, Any]) -> str:
+    """The response_format type a request asked for, "none" without one."""
+    response_format = body.get("response_format")
+    if not isinstance(response_format, Mapping):
+        return "none"
+    return str(response_format.get("type"))
+
+
+def _rejection(dialect: str, asked: str) -> tuple[int, str]:
+    """The status and message a server of this dialect answers an unsupported format with."""
+    if dialect == "llama.cpp":
+        return 500, LLAMA_CPP_REJECTION
+    return 400, f"Invalid parameter: response_format of type '{asked}' is not supported."
 
 
 def _count_words(body: Mapping[str, Any]) -> int:
@@ -277,6 +361,11 @@ class _Handler(BaseHTTPRequestHandler):
         ):
             self._send_error(401, "Incorrect API key provided.")
             return
+        asked = format_of(body)
+        if asked not in DIALECTS[chat.dialect]:
+            status, message = _rejection(chat.dialect, asked)
+            self._send_error(status, message)
+            return
         chat._enter()
         try:
             self._answer(chat, body)
@@ -301,6 +390,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_error(reply.status, reply.error_message or "Error.", reply.headers)
             return
         content = _build_content(reply, body, chat.default_score)
+        if content is not None and reply.content is None and chat.dialect == "prompt":
+            # A model without structured output chats around its JSON.
+            content = f"Here is my assessment.\n\n```json\n{content}\n```\n\nI hope this helps."
         if reply.usage is not None:
             prompt_tokens, completion_tokens = reply.usage
         else:
@@ -366,7 +458,7 @@ class ChatServer:
 
     Use it as a context manager; ``base_url`` ends in ``/v1`` as the ``openai`` client expects.
     ``api_key``, when given, makes the server answer 401 to any other bearer token; ``port`` 0
-    takes a free one.
+    takes a free one; ``dialect`` is one of :data:`DIALECTS` (which response formats it accepts).
     """
 
     def __init__(
@@ -377,7 +469,11 @@ class ChatServer:
         default_score: int = 3,
         api_key: str | None = None,
         port: int = 0,
+        dialect: str = "openai",
     ) -> None:
+        if dialect not in DIALECTS:
+            raise ValueError(f"unknown dialect {dialect!r}; known: {', '.join(DIALECTS)}")
+        self.dialect = dialect
         self.responder = responder
         self.port = port
         self.models = models
@@ -547,9 +643,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (0: a free one)")
     parser.add_argument("--latency", type=float, default=0.0, help="seconds before each answer")
     parser.add_argument("--score", type=int, default=3, help="the score given to every criterion")
+    parser.add_argument("--dialect", choices=sorted(DIALECTS), default="openai")
     args = parser.parse_args(argv)
     latency = Reply(delay_s=args.latency)
-    with ChatServer(lambda body: latency, default_score=args.score, port=args.port) as server:
+    with ChatServer(
+        lambda body: latency, default_score=args.score, port=args.port, dialect=args.dialect
+    ) as server:
         print(server.base_url, flush=True)
         with contextlib.suppress(KeyboardInterrupt):
             threading.Event().wait()

@@ -1,8 +1,20 @@
-"""The JSON answer a model must give for a rubric: its schema, and the check of what came back.
+"""The JSON answer a model must give for a rubric: its schema, the dialects that ask for it, and
+the check of what came back.
 
-The schema goes to the endpoint as a strict structured-output format, and the answer is checked
-again here anyway: a compatible server may ignore the schema, and a wrong score must fail its
-item with the raw answer rather than slip into the run.
+The schema is one that grammar-constrained decoders (llama.cpp and the servers built the same
+way) actually enforce: they ignore ``minimum``/``maximum``, so the score is an integer ``enum``
+of the scale's levels and the confidence an ``enum`` of tenths (or null). Every field is still
+checked here: a server may ignore the schema, and a bad field must fail its own criterion with
+the raw answer rather than slip into the run, while the answer's other criteria keep their
+scores.
+
+Dialects, as servers speak them:
+
+``json_schema``  ``response_format: {"type": "json_schema", ...}`` (OpenAI, Azure, vLLM, Ollama)
+``json_object``  ``{"type": "json_object", "schema": ...}`` (llama.cpp's Python server), with the
+                 schema also stated in the prompt for servers that only force some JSON
+``prompt``       no ``response_format``: the schema is stated in the prompt and the JSON object
+                 is read from the text (code fences and chatter around it are tolerated)
 """
 
 from __future__ import annotations
@@ -10,30 +22,47 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_screeneval.golden.model import Rubric
 from pytest_screeneval.scoring.protocol import CriterionScore, ScorerError
 
-__all__ = ["SCHEMA_NAME", "parse_answer", "response_format", "response_schema"]
+__all__ = [
+    "CONFIDENCE_STEPS",
+    "DIALECTS",
+    "SCHEMA_NAME",
+    "ParsedAnswer",
+    "extract_json_object",
+    "parse_answer",
+    "response_format",
+    "response_schema",
+    "schema_instruction",
+]
 
 SCHEMA_NAME = "screeneval_rubric_scores"
+# In the order ``auto`` tries them: the strictest a server accepts wins.
+DIALECTS = ("json_schema", "json_object", "prompt")
+CONFIDENCE_STEPS = tuple(step / 10 for step in range(11))
 
 
 def _criterion_schema(rubric: Rubric, description: str) -> dict[str, Any]:
+    levels = list(range(rubric.scale.min, rubric.scale.max + 1))
     return {
         "type": "object",
         "description": description,
         "properties": {
-            "score": {
-                "type": "integer",
-                "minimum": rubric.scale.min,
-                "maximum": rubric.scale.max,
-            },
+            "score": {"type": "integer", "enum": levels},
             "rationale": {"type": "string"},
             "evidence": {"type": "array", "items": {"type": "string"}},
-            # Strict mode wants every property required: "optional" is spelled nullable.
-            "confidence": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
+            # Strict mode wants every property required, so "optional" is spelled nullable; an
+            # anyOf, because llama.cpp's converter reads a list-valued "type" before an "enum".
+            "confidence": {
+                "anyOf": [
+                    {"type": "number", "enum": list(CONFIDENCE_STEPS)},
+                    {"type": "null"},
+                ]
+            },
         },
         "required": ["score", "rationale", "evidence", "confidence"],
         "additionalProperties": False,
@@ -50,42 +79,106 @@ def response_schema(rubric: Rubric) -> dict[str, Any]:
     }
 
 
-def response_format(rubric: Rubric) -> dict[str, Any]:
-    """The Chat Completions ``response_format`` for a rubric (strict JSON schema)."""
-    return {
-        "type": "json_schema",
-        "json_schema": {"name": SCHEMA_NAME, "strict": True, "schema": response_schema(rubric)},
-    }
+def response_format(rubric: Rubric, dialect: str = "json_schema") -> dict[str, Any] | None:
+    """The Chat Completions ``response_format`` for a rubric in a dialect (None: send none)."""
+    if dialect == "json_schema":
+        return {
+            "type": "json_schema",
+            "json_schema": {
+                "name": SCHEMA_NAME,
+                "strict": True,
+                "schema": response_schema(rubric),
+            },
+        }
+    if dialect == "json_object":
+        return {"type": "json_object", "schema": response_schema(rubric)}
+    if dialect == "prompt":
+        return None
+    raise ValueError(f"unknown response format dialect {dialect!r}")
 
 
-def parse_answer(content: str, rubric: Rubric) -> list[CriterionScore]:
-    """The criterion scores in ``content``, in rubric order, or a ScorerError naming every fault."""
+def schema_instruction(rubric: Rubric) -> str:
+    """The schema stated in words, appended to the system message when the server is not told
+    it through a strict ``json_schema`` format."""
+    levels = ", ".join(str(n) for n in range(rubric.scale.min, rubric.scale.max + 1))
+    entry = {"score": rubric.scale.min, "rationale": "...", "evidence": ["..."], "confidence": 0.5}
+    example = {name: entry for name in rubric.criterion_names}
+    return (
+        "Answer with one JSON object and nothing else, no text before or after it. It has "
+        f"exactly these keys: {', '.join(rubric.criterion_names)}. Each value is an object "
+        f'with "score" (one of the whole numbers {levels}), "rationale" (a string), '
+        '"evidence" (a list of verbatim quotes) and "confidence" (0.0 to 1.0 in steps of 0.1, '
+        "or null). Shape, with your own values:\n"
+        f"{json.dumps(example)}\n"
+        "It must validate against this JSON schema:\n"
+        f"{json.dumps(response_schema(rubric), separators=(',', ':'))}"
+    )
+
+
+@dataclass(frozen=True)
+class ParsedAnswer:
+    """The usable criterion scores, in rubric order, and why each other criterion failed."""
+
+    scores: tuple[CriterionScore, ...]
+    problems: Mapping[str, str] = field(default_factory=dict)
+
+
+def extract_json_object(content: str) -> dict[str, Any]:
+    """The JSON object in ``content``: the whole text, else the first object inside it (a model
+    answering in prose wraps it in code fences or sentences). ScorerError when there is none."""
     try:
-        answer = json.loads(content)
+        whole = json.loads(content)
     except ValueError as error:
-        raise ScorerError(f"the answer is not valid JSON ({error})", raw=content) from None
-    if not isinstance(answer, dict):
+        whole, first_error = None, error
+    else:
+        if isinstance(whole, dict):
+            return whole
         raise ScorerError(
-            f"the answer is a JSON {type(answer).__name__}, not an object with one entry per "
+            f"the answer is a JSON {type(whole).__name__}, not an object with one entry per "
             "criterion",
             raw=content,
         )
-    problems: list[str] = []
-    missing = [name for name in rubric.criterion_names if name not in answer]
-    if missing:
-        problems.append(f"no entry for criterion {', '.join(missing)}")
+    decoder = json.JSONDecoder()
+    start = content.find("{")
+    while start >= 0:
+        try:
+            found, _end = decoder.raw_decode(content, start)
+        except ValueError:
+            start = content.find("{", start + 1)
+            continue
+        if isinstance(found, dict):
+            return found
+        start = content.find("{", start + 1)
+    raise ScorerError(f"the answer is not valid JSON ({first_error})", raw=content)
+
+
+def parse_answer(content: str, rubric: Rubric) -> ParsedAnswer:
+    """Check every criterion of the answer on its own.
+
+    A whole-answer fault (no JSON object, criteria the rubric does not have, which means the
+    answer was made for another rubric) raises ScorerError; a fault in one criterion's entry
+    (missing, off the scale, a bad confidence) is that criterion's problem only.
+    """
+    answer = extract_json_object(content)
     extra = [str(name) for name in answer if name not in rubric.criterion_names]
     if extra:
-        problems.append(f"criteria the rubric does not have: {', '.join(extra)}")
+        raise ScorerError(
+            f"the answer is invalid: criteria the rubric does not have: {', '.join(extra)}",
+            raw=content,
+        )
     scores: list[CriterionScore] = []
+    problems: dict[str, str] = {}
     for name in rubric.criterion_names:
-        if name in answer:
-            score = _criterion(name, answer[name], rubric, problems)
-            if score is not None:
-                scores.append(score)
-    if problems:
-        raise ScorerError("the answer is invalid: " + "; ".join(problems), raw=content)
-    return scores
+        if name not in answer:
+            problems[name] = f"the answer has no entry for criterion {name}"
+            continue
+        faults: list[str] = []
+        score = _criterion(name, answer[name], rubric, faults)
+        if score is None:
+            problems[name] = "the answer is invalid: " + "; ".join(faults)
+        else:
+            scores.append(score)
+    return ParsedAnswer(tuple(scores), problems)
 
 
 def _criterion(
@@ -94,7 +187,6 @@ def _criterion(
     if not isinstance(entry, Mapping):
         problems.append(f"the entry for {name} is not an object")
         return None
-    found = len(problems)
     score = entry.get("score")
     # bool is an int in Python, and 4.0 is not a whole-number answer either: both are refused.
     if not isinstance(score, int) or isinstance(score, bool):
@@ -121,7 +213,7 @@ def _criterion(
         problems.append(
             f"the confidence for {name} is {json.dumps(confidence)}, not a number from 0 to 1"
         )
-    if len(problems) > found:
+    if problems:
         return None
     return CriterionScore(
         criterion=name,

@@ -28,6 +28,7 @@ from pytest_screeneval.settings.validators import (
     non_negative_int,
     pattern_list,
     positive_float,
+    positive_int,
     temperature,
 )
 from pytest_screeneval.settings.validators import non_empty as text
@@ -45,10 +46,14 @@ __all__ = [
     "non_negative_int",
     "pattern_list",
     "positive_float",
+    "positive_int",
+    "response_format_choice",
     "settings_from",
     "temperature",
     "text",
 ]
+
+RESPONSE_FORMATS = ("auto", "json_schema", "json_object", "prompt")
 
 # The first one set wins: a screeneval-specific key lets a team keep a separate, budgeted key.
 API_KEY_VARIABLES = ("SCREENEVAL_OPENAI_API_KEY", "OPENAI_API_KEY")
@@ -63,8 +68,13 @@ class OpenAISettings:
     prompt_template: str | None = None  # None: the built-in scoring/openai/prompt.txt
     temperature: float = 0.0
     seed: int | None = None
-    timeout_s: float = 60.0
-    max_retries: int = 3  # transport retries after the first attempt
+    # Generous: a small model on a CPU takes tens of seconds per answer, and a one-slot local
+    # server (llama.cpp) makes queued calls wait for the ones ahead of them.
+    timeout_s: float = 240.0
+    max_retries: int = 2  # transport retries after the first attempt
+    response_format: str = "auto"  # auto | json_schema | json_object | prompt
+    max_tokens: int | None = None  # None: the server's own limit
+    stop_after_failures: int = 5  # identical request failures in a row that stop the run; 0 never
     allow_floating_model: bool = False
     floating_aliases: tuple[str, ...] = ()
     model_retires: date | None = None
@@ -73,6 +83,15 @@ class OpenAISettings:
 # --------------------------------------------------------------------------------------------
 # Validators: argparse ``type=`` functions, also applied to ini strings by settings_from
 # --------------------------------------------------------------------------------------------
+
+
+def response_format_choice(value: str) -> str:
+    choice = value.strip().lower()
+    if choice not in RESPONSE_FORMATS:
+        raise argparse.ArgumentTypeError(
+            f"expected one of {', '.join(RESPONSE_FORMATS)}, got {value!r}"
+        )
+    return choice
 
 
 # --------------------------------------------------------------------------------------------
@@ -124,19 +143,45 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "screeneval_openai_timeout",
-        "60.0",
-        "Seconds one request to the endpoint may take.",
+        "240",
+        "Seconds one request to the endpoint may take, waiting in the server's queue included.",
         positive_float,
         "--screeneval-openai-timeout",
         "timeout_s",
     ),
     OptionSpec(
         "screeneval_openai_max_retries",
-        "3",
-        "Retries after a connection error, timeout, 429 or 5xx; answers are never retried.",
+        "2",
+        "Retries after a connection error, timeout, 429 or 5xx; answers and rejected requests "
+        "(4xx, or a 5xx saying the request is invalid) are never retried.",
         non_negative_int,
         "--screeneval-openai-max-retries",
         "max_retries",
+    ),
+    OptionSpec(
+        "screeneval_openai_response_format",
+        "auto",
+        "How the answer's JSON structure is asked for: json_schema, json_object (with the "
+        "schema), prompt (schema in the prompt), or auto (probe once, in that order).",
+        response_format_choice,
+        "--screeneval-openai-response-format",
+        "response_format",
+    ),
+    OptionSpec(
+        "screeneval_openai_max_tokens",
+        "",
+        "Most tokens one answer may have (sent as max_tokens; default: the server's limit).",
+        positive_int,
+        "--screeneval-openai-max-tokens",
+        "max_tokens",
+    ),
+    OptionSpec(
+        "screeneval_openai_stop_after_failures",
+        "5",
+        "Stop the run after this many requests in a row fail the same way (0: never).",
+        non_negative_int,
+        "--screeneval-openai-stop-after-failures",
+        "stop_after_failures",
     ),
     OptionSpec(
         "screeneval_openai_allow_floating_model",

@@ -1,14 +1,22 @@
 """The ``openai`` scorer: any OpenAI-compatible Chat Completions endpoint, structured output.
 
-One request per resume asks for every criterion at once through a strict JSON schema
-(:mod:`.structured_answer`), rendered from a prompt template whose file bytes pin the prompt
-(:mod:`.prompt_template`). The model id must be a pinned snapshot (:mod:`.model_pin`).
+One request per resume asks for every criterion at once through a JSON schema (:mod:`.answer`),
+rendered from a prompt template whose file bytes pin the prompt (:mod:`.prompt`). The model id
+must be a pinned snapshot (:mod:`.model_pin`).
+
+Dialects: servers ask for structure differently (:mod:`.answer`). With ``auto`` the scorer
+probes once, before the run is recorded, with one real-shaped request per dialect, strictest
+first, and keeps the first the server accepts; the dialect is part of the scorer identity.
 
 Retries are explicit and counted, never silent: the client's own retries are off; a connection
-error, a timeout, HTTP 408/409/429 or 5xx is retried up to ``max_retries`` times with exponential
-back-off and jitter, honouring ``Retry-After`` (capped). An answer that came back, a refusal,
-invalid JSON, a missing or extra criterion, a score off the scale, is never retried: it is
-raised as a :class:`ScorerError` with the raw text, so the item fails with the real reason.
+error, a timeout, HTTP 408/409/429 or a 5xx is retried up to ``max_retries`` times with
+exponential back-off and jitter, honouring ``Retry-After`` (capped). A rejection is not retried:
+a 4xx, or a 5xx whose body says the request is invalid (llama.cpp answers a schema it cannot
+take with HTTP 500 and a validation error), fails the same way every time. After
+``stop_after_failures`` identical request failures in a row the scorer raises
+:class:`ScorerUnavailable`, which stops the run with one sentence. An answer that came back is
+never retried either: a refusal or unreadable JSON fails the whole answer's items, a bad field
+fails its own criterion only, each with the raw text.
 
 ``openai`` is imported when the first scorer is made, not when this module is imported.
 """
@@ -19,28 +27,42 @@ import asyncio
 import email.utils
 import os
 import random
+import re
 import threading
 from collections.abc import AsyncGenerator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pytest_screeneval.errors import ScreenevalError
 from pytest_screeneval.golden.model import Rubric
-from pytest_screeneval.scoring.openai.answer import parse_answer, response_format
+from pytest_screeneval.scoring.openai.answer import (
+    DIALECTS,
+    parse_answer,
+    response_format,
+    schema_instruction,
+)
 from pytest_screeneval.scoring.openai.model_pin import check_model_pin
 from pytest_screeneval.scoring.openai.options import OpenAISettings, api_key_from_env
 from pytest_screeneval.scoring.openai.prompt import PromptTemplate, load_prompt_template
-from pytest_screeneval.scoring.protocol import ScoreOutcome, ScorerError, ScorerIdentity
+from pytest_screeneval.scoring.protocol import (
+    ScoreOutcome,
+    ScorerError,
+    ScorerIdentity,
+    ScorerUnavailable,
+    errors_with_raw,
+)
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
 
 __all__ = [
     "MAX_RETRY_AFTER_S",
+    "PROBE_TEXT",
     "OpenAIScorer",
     "check_model_pin",
+    "is_rejection",
     "make_scorer",
     "parse_retry_after",
 ]
@@ -51,8 +73,29 @@ BACKOFF_BASE_S = 0.25
 BACKOFF_CAP_S = 8.0
 # Statuses that say "try again later" rather than "this request is wrong".
 RETRYABLE_STATUSES = frozenset({408, 409, 429})
+# A 5xx whose message says this is a bad request, not a bad moment: a validation error
+# (llama.cpp's Python server, FastAPI/pydantic), an unsupported parameter or format.
+INVALID_REQUEST = re.compile(
+    r"validation error|input should be|invalid[_ ]request|not supported|unsupported|"
+    r"extra inputs are not permitted|unrecognized|literal_error",
+    re.IGNORECASE,
+)
+# Rejections that no response format can cure: the key, the permission, the model or the URL.
+NOT_ABOUT_FORMAT = frozenset({401, 403, 404})
 # A local server needs no key, but the client insists on one; this is sent instead.
 NO_KEY = "screeneval-no-key"
+# The resume of the one probe request per dialect that ``auto`` sends before the run.
+PROBE_TEXT = "Probe: no resume. Score every criterion at the lowest level."
+MAX_MESSAGE_CHARS = 300
+
+
+def is_rejection(status: int, message: str) -> bool:
+    """Whether an HTTP error says "this request is wrong", so sending it again cannot help."""
+    if status in RETRYABLE_STATUSES:
+        return False
+    if 400 <= status < 500:
+        return True
+    return status == 500 and bool(INVALID_REQUEST.search(message))
 
 
 def parse_retry_after(headers: Mapping[str, str], now: datetime | None = None) -> float | None:
@@ -89,6 +132,25 @@ class _Transient(Exception):
         self.retry_after = retry_after
 
 
+class _Rejected(Exception):
+    """The server rejected the request itself: sending it again fails the same way."""
+
+    def __init__(self, status: int, description: str, raw: str) -> None:
+        super().__init__(description)
+        self.status = status
+        self.description = description
+        self.raw = raw
+
+
+class _GaveUp(Exception):
+    """Transient failures used up every attempt."""
+
+    def __init__(self, description: str, attempts: int) -> None:
+        super().__init__(description)
+        self.description = description
+        self.attempts = attempts
+
+
 class OpenAIScorer:
     """Scores a resume with one structured-output chat request per call."""
 
@@ -105,13 +167,23 @@ class OpenAIScorer:
         self.settings = settings
         self.template = template
         self.warnings = warnings
-        self.identity = ScorerIdentity(
+        self.rubric = rubric
+        self._base_identity = ScorerIdentity(
             name="openai",
             model_id=settings.model,
             prompt_sha=template.sha,
             rubric_sha=rubric.sha,
             temperature=settings.temperature,
         )
+        self.identity = self._base_identity
+        # The dialect in use; None until ``auto`` has probed the server.
+        self.response_format: str | None = None
+        if settings.response_format != "auto":
+            self._use_format(settings.response_format)
+        else:
+            self.identity = replace(self._base_identity, response_format="auto")
+        self.probe_calls = 0
+        self.probe_rejections: tuple[str, ...] = ()
         self.endpoint = settings.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
         self.served_model: str | None = None
         self._api_key = api_key
@@ -120,20 +192,31 @@ class OpenAIScorer:
         # (a runner scoring in the background while another check scores on the main thread).
         self._clients: dict[asyncio.AbstractEventLoop, _LoopClient] = {}
         self._clients_lock = threading.Lock()
+        # The run of identical request failures that stops the run at stop_after_failures.
+        self._streak_cause = ""
+        self._streak = 0
 
     def __repr__(self) -> str:  # the key stays out of every repr and log line
         return f"OpenAIScorer(model={self.settings.model!r}, endpoint={self.endpoint!r})"
 
+    def _use_format(self, dialect: str) -> None:
+        self.response_format = dialect
+        # In the name too: the run record keeps the name, and runs in different dialects
+        # (the schema stated in the prompt is a different prompt) are not the same identity.
+        self.identity = replace(
+            self._base_identity, name=f"openai[{dialect}]", response_format=dialect
+        )
+
     # -- the client: one per event loop, so connections are pooled across calls ----------------
 
-    async def _client_for_this_loop(self) -> AsyncOpenAI:
+    async def _loop_client(self) -> _LoopClient:
         loop = asyncio.get_running_loop()
         with self._clients_lock:
             entry = self._clients.get(loop)
             for ended in [other for other in self._clients if other.is_closed()]:
                 del self._clients[ended]  # its closer already closed the client
         if entry is not None:
-            return entry.client
+            return entry
         from openai import AsyncOpenAI
 
         # A client's connections belong to the loop that opened them; a new loop (a second
@@ -150,9 +233,13 @@ class OpenAIScorer:
         # the store below, so concurrent first calls on one loop cannot both make a client.
         closer = _close_when_loop_ends(client)
         await closer.__anext__()
+        entry = _LoopClient(client, closer, asyncio.Lock())
         with self._clients_lock:
-            self._clients[loop] = _LoopClient(client, closer)
-        return client
+            self._clients[loop] = entry
+        return entry
+
+    async def _client_for_this_loop(self) -> AsyncOpenAI:
+        return (await self._loop_client()).client
 
     async def aclose(self) -> None:
         """Close the pooled connections of the running loop now (the loop that made the calls)."""
@@ -161,47 +248,146 @@ class OpenAIScorer:
         if entry is not None:
             await entry.closer.aclose()
 
+    # -- the dialect -------------------------------------------------------------------------
+
+    def prepare(self) -> None:
+        """Settle the response format before the run is recorded (one probe per dialect tried
+        with ``auto``; nothing otherwise). ScorerUnavailable when no dialect can work."""
+        if self.response_format is None:
+            asyncio.run(self.resolve_format())
+
+    async def resolve_format(self) -> str:
+        """The dialect in use, probing the server first if ``auto`` has not chosen yet."""
+        if self.response_format is not None:
+            return self.response_format
+        entry = await self._loop_client()
+        async with entry.format_lock:  # concurrent first calls wait for one probe
+            if self.response_format is None:
+                self._use_format(await self._probe(entry.client))
+        return self.response_format  # type: ignore[return-value]
+
+    async def _probe(self, client: AsyncOpenAI) -> str:
+        rejections: list[str] = []
+        for dialect in DIALECTS:
+            self.probe_calls += 1
+            try:
+                probe = self._request(PROBE_TEXT, self.rubric, dialect)
+                await self._call_with_retries(client, probe)
+            except _Rejected as rejection:
+                if rejection.status in NOT_ABOUT_FORMAT:
+                    raise ScorerUnavailable(
+                        f"The endpoint {self.endpoint} rejected the openai scorer's first "
+                        f"request with {rejection.description}."
+                    ) from None
+                rejections.append(f"{dialect}: {rejection.description}")
+                continue
+            except _GaveUp as failure:
+                raise ScorerUnavailable(
+                    f"The openai scorer could not reach {self.endpoint} to choose a response "
+                    f"format: {failure.description} after {failure.attempts} attempt(s)."
+                ) from None
+            self.probe_rejections = tuple(rejections)
+            return dialect
+        raise ScorerUnavailable(
+            f"The endpoint {self.endpoint} rejected every response format the openai scorer "
+            f"can ask for ({'; '.join(rejections)})."
+        )
+
     # -- scoring ---------------------------------------------------------------------------
 
     async def score(self, text: str, rubric: Rubric) -> ScoreOutcome:
-        client = await self._client_for_this_loop()
-        request = self._request(text, rubric)
+        entry = await self._loop_client()
+        dialect = await self.resolve_format()
+        request = self._request(text, rubric, dialect)
+        try:
+            completion, attempts = await self._call_with_retries(entry.client, request)
+        except _Rejected as rejection:
+            self._note_failure(rejection.description, rejection.status)
+            raise ScorerError(
+                f"the endpoint {self.endpoint} rejected the request with "
+                f"{rejection.description} (not retried: it would fail the same way)",
+                raw=rejection.raw,
+            ) from None
+        except _GaveUp as failure:
+            self._note_failure(failure.description, None)
+            raise ScorerError(
+                f"the request to {self.endpoint} failed after {failure.attempts} "
+                f"attempt{'s' if failure.attempts > 1 else ''}: {failure.description}",
+                attempts=failure.attempts,
+            ) from None
+        self._note_success()
+        return self._outcome(completion, rubric, attempts, dialect)
+
+    async def _call_with_retries(
+        self, client: AsyncOpenAI, request: dict[str, Any]
+    ) -> tuple[object, int]:
         attempts = 0
         while True:
             attempts += 1
             try:
-                completion = await self._attempt(client, request)
+                return await self._attempt(client, request), attempts
             except _Transient as failure:
                 if attempts > self.settings.max_retries:
-                    raise ScorerError(
-                        f"the request to {self.endpoint} failed after {attempts} "
-                        f"attempt{'s' if attempts > 1 else ''}: {failure.description}",
-                        attempts=attempts,
-                    ) from None
+                    raise _GaveUp(failure.description, attempts) from None
                 await asyncio.sleep(self._wait_before_retry(attempts, failure.retry_after))
-                continue
             except ScorerError as error:
                 error.attempts = attempts
                 raise
-            return self._outcome(completion, rubric, attempts)
 
-    def _request(self, text: str, rubric: Rubric) -> dict[str, Any]:
+    def _note_failure(self, cause: str, status: int | None) -> None:
+        """Count identical request failures in a row; stop the run at the limit."""
+        with self._clients_lock:
+            if cause == self._streak_cause:
+                self._streak += 1
+            else:
+                self._streak_cause, self._streak = cause, 1
+            count = self._streak
+        limit = self.settings.stop_after_failures
+        if not limit or count < limit:
+            return
+        hint = ""
+        if (
+            status is not None
+            and status not in NOT_ABOUT_FORMAT
+            and self.settings.response_format not in ("auto", "prompt")
+        ):
+            hint = (
+                "; set screeneval_openai_response_format = auto to fall back to a format it accepts"
+            )
+        raise ScorerUnavailable(
+            f"The openai scorer stopped the run after {count} requests in a row to "
+            f"{self.endpoint} failed the same way: {cause}{hint}."
+        )
+
+    def _note_success(self) -> None:
+        with self._clients_lock:
+            self._streak_cause, self._streak = "", 0
+
+    def _request(self, text: str, rubric: Rubric, dialect: str) -> dict[str, Any]:
         system, user = self.template.render(rubric, text)
+        if dialect != "json_schema":
+            # Not bound by a strict schema, the model is told the shape in words as well.
+            system = f"{system}\n\n{schema_instruction(rubric)}"
         request: dict[str, Any] = {
             "model": self.settings.model,
             "messages": [
                 {"role": "system", "content": system},
                 {"role": "user", "content": user},
             ],
-            "response_format": response_format(rubric),
             "temperature": self.settings.temperature,
         }
+        wanted = response_format(rubric, dialect)
+        if wanted is not None:
+            request["response_format"] = wanted
         if self.settings.seed is not None:
             request["seed"] = self.settings.seed
+        if self.settings.max_tokens is not None:
+            request["max_tokens"] = self.settings.max_tokens
         return request
 
     async def _attempt(self, client: AsyncOpenAI, request: dict[str, Any]) -> object:
-        """One request: a transport failure becomes _Transient, any other failure a ScorerError."""
+        """One request: a transport failure becomes _Transient, a rejection _Rejected, any other
+        failure a ScorerError."""
         import openai
 
         timeout_s = self.settings.timeout_s
@@ -217,25 +403,25 @@ class OpenAIScorer:
             raise _Transient(f"connection error ({type(cause).__name__}: {cause})") from None
         except openai.APIStatusError as error:
             status = error.status_code
-            described = f"HTTP {status} ({_error_message(error)})"
-            if status in RETRYABLE_STATUSES or status >= 500:
-                retry_after = parse_retry_after(dict(error.response.headers))
-                raise _Transient(described, retry_after) from None
-            raise ScorerError(
-                f"the endpoint {self.endpoint} refused the request with {described}",
-                raw=error.response.text,
-            ) from None
+            message = _error_message(error)
+            described = f"HTTP {status} ({message})"
+            if is_rejection(status, f"{message} {error.response.text}"):
+                raise _Rejected(status, described, error.response.text) from None
+            retry_after = parse_retry_after(dict(error.response.headers))
+            raise _Transient(described, retry_after) from None
         except openai.OpenAIError as error:
             raise ScorerError(f"the openai client failed: {error}") from None
 
     def _wait_before_retry(self, attempts: int, retry_after: float | None) -> float:
         if retry_after is not None:
             return retry_after
-        delay = min(self._backoff_base_s * 2 ** (attempts - 1), BACKOFF_CAP_S)
+        delay = min(self._backoff_base_s * 2.0 ** (attempts - 1), BACKOFF_CAP_S)
         # Jitter spreads out the clients that failed together so they do not return together.
         return delay * random.uniform(1.0, 1.25)
 
-    def _outcome(self, completion: object, rubric: Rubric, attempts: int) -> ScoreOutcome:
+    def _outcome(
+        self, completion: object, rubric: Rubric, attempts: int, dialect: str
+    ) -> ScoreOutcome:
         from openai.types.chat import ChatCompletion
 
         if not isinstance(completion, ChatCompletion):
@@ -266,8 +452,8 @@ class OpenAIScorer:
         if choices is None or message is None:
             raise failed("the endpoint answered with no choices", completion.model_dump_json())
         choice = choices[0]
-        if message.refusal:
-            raise failed(f"the model refused: {message.refusal}", message.refusal)
+        if getattr(message, "refusal", None):
+            raise failed(f"the model refused: {message.refusal}", str(message.refusal))
         content = message.content or ""
         if choice.finish_reason == "length":
             raise failed("the answer was cut off at the token limit", content)
@@ -276,16 +462,18 @@ class OpenAIScorer:
         if not content.strip():
             raise failed("the model returned an empty answer", content)
         try:
-            scores = parse_answer(content, rubric)
+            parsed = parse_answer(content, rubric)
         except ScorerError as error:
             raise failed(error.reason, error.raw) from None
         return ScoreOutcome(
-            scores=scores,
+            scores=parsed.scores,
             attempts=attempts,
             served_model=served,
             prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,
             raw=content,
+            extra={"response_format": dialect},
+            errors=errors_with_raw(parsed.problems, content, rubric.criterion_names),
         )
 
 
@@ -293,6 +481,7 @@ class OpenAIScorer:
 class _LoopClient:
     client: AsyncOpenAI
     closer: AsyncGenerator[None, None]
+    format_lock: asyncio.Lock
 
 
 async def _close_when_loop_ends(client: AsyncOpenAI) -> AsyncGenerator[None, None]:
@@ -303,9 +492,14 @@ async def _close_when_loop_ends(client: AsyncOpenAI) -> AsyncGenerator[None, Non
 
 
 def _error_message(error: Any) -> str:
+    """The server's message, on one line and bounded (llama.cpp appends a stack location)."""
     body = error.body
     if isinstance(body, Mapping) and isinstance(body.get("message"), str):
-        return str(body["message"])
+        message = str(body["message"]).split("\n\n  File ")[0]
+        message = " ".join(message.split())
+        if len(message) > MAX_MESSAGE_CHARS:
+            message = message[: MAX_MESSAGE_CHARS - 1] + "…"
+        return message
     return error.response.reason_phrase or "no message"
 
 
