@@ -222,7 +222,8 @@ def test_the_bundled_golden_set_runs_through_the_openai_scorer(
     assert "; 0 scorer errors;" in line
     result.stdout.fnmatch_lines(
         [
-            f"run 1 (complete) · scorer openai · model {MODEL} (served: {MODEL}) · *",
+            f"run 1 (complete) · scorer openai[[]json_schema[]] · model {MODEL} "
+            f"(served: {MODEL}) · *",
             "gates: 0 failed",
         ]
     )
@@ -230,7 +231,7 @@ def test_the_bundled_golden_set_runs_through_the_openai_scorer(
         run = store.get_run(1)
         rows = store.scores(1)
     assert run.status == "complete"
-    assert (run.scorer, run.model_id, run.served_model) == ("openai", MODEL, MODEL)
+    assert (run.scorer, run.model_id, run.served_model) == ("openai[json_schema]", MODEL, MODEL)
     originals = [r for r in rows if r.variant_key == ""]
     assert len(originals) == 56 * 5
     assert all(r.score == 3 and r.error is None and r.attempts == 1 for r in rows)
