@@ -1,13 +1,15 @@
 """The fairness items of a session: counterfactual gaps and perturbation shifts (DESIGN §7).
 
-A mixin of :class:`~pytest_screeneval.session.core.ScreenevalSession`: each item scores through the
-session's results and cache, and records what it measured for the summary and the gates.
+One part of :class:`~pytest_screeneval.session.core.ScreenevalSession`: each item reads the
+scores (a perturbation scores its texts through ``score_text``), and records what it measured
+for the summary and the gates.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from pytest_screeneval.evidence.verdicts import Verdict
 from pytest_screeneval.golden.model import sha256_text
@@ -16,28 +18,48 @@ from pytest_screeneval.probes.counterfactual import case_variants, variant_key
 if TYPE_CHECKING:
     from pytest_screeneval.golden.model import Case, Variants
     from pytest_screeneval.scoring.runner import JobResult
+    from pytest_screeneval.session.scores import Scores
     from pytest_screeneval.settings.options import Settings
 
-__all__ = ["FairnessItems"]
+__all__ = ["Fairness"]
 
 ORIGINAL = ""
 
 
-class FairnessItems:
+class Fairness:
     """Counterfactual and perturbation verdicts, and their per-attribute / per-kind summaries."""
 
-    cases: dict[str, Case]
-    variants: Variants
-    settings: Settings
-    results: dict[tuple[str, str, int], JobResult]
-    counterfactual_gaps: dict[str, dict[str, dict[str, object]]]
-    perturbation_shifts: dict[str, dict[str, dict[str, object]]]
+    def __init__(
+        self,
+        settings: Settings,
+        cases: Mapping[str, Case],
+        variants: Variants,
+        scores: Scores,
+        score_text: Callable[[Case, str, str], JobResult],
+    ) -> None:
+        self.settings = settings
+        self.cases = cases
+        self.variants = variants
+        self.scores = scores
+        self.score_text = score_text
+        self.counterfactual_gaps: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
+        self.perturbation_shifts: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
 
-    def overall_of(self, result: JobResult) -> float | None:  # provided by the session
-        raise NotImplementedError
+    def overall_of(self, result: JobResult) -> float | None:
+        return self.scores.overall_of(result)
 
-    def score_text(self, case: Case, variant: str, text: str) -> JobResult:  # by the session
-        raise NotImplementedError
+    def merge(self, output: Mapping[str, object]) -> None:
+        """Add what a worker measured (its ``worker_output``)."""
+        for attribute, by_case in dict(output["counterfactual"]).items():  # type: ignore[call-overload]
+            self.counterfactual_gaps[attribute].update(by_case)
+        for kind, by_case in dict(output["perturbation"]).items():  # type: ignore[call-overload]
+            self.perturbation_shifts[kind].update(by_case)
+
+    def output(self) -> dict[str, object]:
+        return {
+            "counterfactual": {a: dict(v) for a, v in self.counterfactual_gaps.items()},
+            "perturbation": {k: dict(v) for k, v in self.perturbation_shifts.items()},
+        }
 
     def counterfactual_verdict(self, case_id: str, attribute: str) -> Verdict:
         """Score gap across the attribute's values; records the gap for the session's summary."""
@@ -49,7 +71,7 @@ class FairnessItems:
         for value, _variant in values:
             key = variant_key(attribute, value.value)
             shown = "none" if value.value is None else value.value
-            result = self.results.get((case_id, key, 0))
+            result = self.scores.results.get((case_id, key, 0))
             if result is None or self.overall_of(result) is None:
                 reason = (
                     "not scored"
@@ -64,8 +86,8 @@ class FairnessItems:
         lines = [
             f"{case_id} · counterfactual[{attribute}] (max gap {self.settings.max_gap:g} points)"
         ]
-        for shown, value in sorted(overall.items(), key=lambda kv: -kv[1]):
-            lines.append(f"  {value:6.1f}  {shown}")
+        for shown, points in sorted(overall.items(), key=lambda kv: -kv[1]):
+            lines.append(f"  {points:6.1f}  {shown}")
         reasons = [f"scorer error on a variant: {p}" for p in problems]
         if len(overall) >= 2:
             high = max(overall, key=lambda k: overall[k])
@@ -108,7 +130,7 @@ class FairnessItems:
         from pytest_screeneval.probes.perturb import describe, perturbations
 
         case = self.cases[case_id]
-        base = self.results.get((case_id, ORIGINAL, 0))
+        base = self.scores.results.get((case_id, ORIGINAL, 0))
         base_overall = self.overall_of(base) if base else None
         limit = self.settings.max_perturbation_shift
         header = f"{case_id} · perturbation[{kind}] (max shift {limit:g} points)"
@@ -167,27 +189,27 @@ class FairnessItems:
             (("shift", f"{worst[0]:.1f}"),),
         )
 
-    def counterfactual_summary(self) -> dict[str, dict[str, object]]:
-        summary: dict[str, dict[str, object]] = {}
+    def counterfactual_summary(self) -> dict[str, dict[str, Any]]:
+        summary: dict[str, dict[str, Any]] = {}
         for attribute, by_case in sorted(self.counterfactual_gaps.items()):
             gaps = [float(v["gap"]) for v in by_case.values()]
             worst_case, worst = max(sorted(by_case.items()), key=lambda kv: float(kv[1]["gap"]))
             per_criterion: dict[str, float] = {}
             for row in by_case.values():
-                for criterion, gap in dict(row["per_criterion"]).items():  # type: ignore[call-overload]
+                for criterion, gap in dict(row["per_criterion"]).items():
                     per_criterion[criterion] = max(per_criterion.get(criterion, 0.0), float(gap))
             summary[attribute] = {
                 "mean_gap": sum(gaps) / len(gaps),
                 "worst_gap": float(worst["gap"]),
                 "worst_case": worst_case,
-                "worst_values": list(worst["values"]),  # type: ignore[call-overload]
+                "worst_values": list(worst["values"]),
                 "per_criterion": per_criterion,
                 "n_cases": len(gaps),
             }
         return summary
 
-    def perturbation_summary(self) -> dict[str, dict[str, object]]:
-        summary: dict[str, dict[str, object]] = {}
+    def perturbation_summary(self) -> dict[str, dict[str, Any]]:
+        summary: dict[str, dict[str, Any]] = {}
         for kind, by_case in sorted(self.perturbation_shifts.items()):
             worst_case, worst = max(sorted(by_case.items()), key=lambda kv: float(kv[1]["shift"]))
             summary[kind] = {

@@ -1,14 +1,14 @@
 """A session's summary: every table and gate of the run (DESIGN §7–8), as plain values.
 
-A mixin of :class:`~pytest_screeneval.session.core.ScreenevalSession`, kept apart so the session
-module holds the run's lifecycle and this one the figures the reports print.
+One part of :class:`~pytest_screeneval.session.core.ScreenevalSession`: a function of the other
+parts (scores, judge, fairness, baseline), so the session holds the run's lifecycle and this
+module the figures the reports print.
 """
 
 from __future__ import annotations
 
-import time
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -29,9 +29,16 @@ from pytest_screeneval.evidence.metrics import (
 from pytest_screeneval.evidence.reliability import RaterAgreement, rater_agreement
 
 if TYPE_CHECKING:
+    from pytest_screeneval.golden.model import Case, Rubric
+    from pytest_screeneval.scoring.protocol import ScorerIdentity
+    from pytest_screeneval.session.fairness import Fairness
+    from pytest_screeneval.session.judge import Judge
+    from pytest_screeneval.session.run import Baseline
+    from pytest_screeneval.session.scores import ItemNeed, Scores
+    from pytest_screeneval.settings.options import Settings
     from pytest_screeneval.store.database import RunRecord
 
-__all__ = ["RunSummary", "Summaries"]
+__all__ = ["RunSummary", "summarize"]
 
 ORIGINAL = ""
 
@@ -64,143 +71,152 @@ class RunSummary:
     rater_agreement: dict[str, RaterAgreement] = field(default_factory=dict)
 
 
-class Summaries:
-    """Computes the :class:`RunSummary` from the session's results, baseline and reviews."""
-
-    def summarize(self, selected_items: Mapping[str, int], status: str) -> RunSummary:
-        """Compute every table and gate of the run (DESIGN §7–8)."""
-        assert self.run_id is not None and self.store is not None and self.scorer is not None
-        s = self.settings
-        selected_cases = sorted({need.case_id for need in self.needs})
-        cases = [self.cases[c] for c in selected_cases]
-        criterion_needs = {(n.case_id, n.target) for n in self.needs if n.kind == "criterion"}
-        table = {k: v for k, v in self.current_table().items() if k in criterion_needs}
-        baseline_table = (
-            {k: v for k, v in self.baseline_scores.items() if k in criterion_needs}
-            if self.baseline
-            else None
+def summarize(
+    *,
+    run_id: int,
+    status: str,
+    identity: ScorerIdentity,
+    selected_items: Mapping[str, int],
+    needs: Sequence[ItemNeed],
+    cases_by_id: Mapping[str, Case],
+    rubric: Rubric,
+    settings: Settings,
+    scores: Scores,
+    judge: Judge,
+    fairness: Fairness,
+    baseline: Baseline,
+    warnings: Sequence[str],
+    duration_s: float,
+) -> RunSummary:
+    """Compute every table and gate of the run (DESIGN §7–8)."""
+    s = settings
+    selected_cases = sorted({need.case_id for need in needs})
+    cases = [cases_by_id[c] for c in selected_cases]
+    criterion_needs = {(n.case_id, n.target) for n in needs if n.kind == "criterion"}
+    table = {k: v for k, v in scores.table().items() if k in criterion_needs}
+    baseline_table = (
+        {k: v for k, v in baseline.scores.items() if k in criterion_needs}
+        if baseline.record is not None
+        else None
+    )
+    agreement = criterion_agreement(cases, rubric, table, s.expected_tolerance, baseline_table)
+    slices = slice_agreement(cases, table, s.expected_tolerance)
+    moved = movements(table, baseline_table) if baseline_table is not None else []
+    # every unexplained movement counts, also one within the item's movement tolerance
+    unreviewed_moved = [
+        m
+        for m in moved
+        if baseline.review(m.case_id, m.criterion, str(m.before), str(m.after)) is None
+    ]
+    decision_ids = {n.case_id for n in needs if n.kind == "decision"}
+    full_table = {k: v for k, v in scores.table().items() if k[0] in decision_ids}
+    flips = (
+        crossings(
+            rubric,
+            full_table,
+            {k: v for k, v in baseline.scores.items() if k[0] in decision_ids},
         )
-        agreement = criterion_agreement(
-            cases, self.rubric, table, s.expected_tolerance, baseline_table
+        if baseline.record is not None
+        else []
+    )
+    reviewed_flips = {}
+    for flip in flips:
+        review = baseline.review(flip.case_id, "decision", flip.before, flip.after)
+        if review is not None:
+            reviewed_flips[flip.case_id] = review.reviewed_by
+    consistency = None
+    if s.repeat > 1:
+        repeated: dict[tuple[str, str], list[int | None]] = defaultdict(list)
+        for (case_id, variant, _repeat), result in sorted(scores.results.items()):
+            if variant != ORIGINAL:
+                continue
+            for criterion in rubric.criterion_names:
+                if (case_id, criterion) in criterion_needs:
+                    score = result.by_criterion.get(criterion)
+                    repeated[(case_id, criterion)].append(score.score if score else None)
+        consistency = self_consistency(repeated, s.repeat)
+    protected = 0
+    rationale_items = 0
+    for case_id, criterion in criterion_needs:
+        evidence = judge.evidence(cases_by_id[case_id], criterion)
+        if evidence.score is not None:
+            rationale_items += 1
+            protected += "protected-attribute" in evidence.flags
+    raters = {
+        criterion: rater_agreement(
+            {c.id: c.ratings[criterion] for c in cases if criterion in c.ratings}
         )
-        slices = slice_agreement(cases, table, s.expected_tolerance)
-        moved = movements(table, baseline_table) if baseline_table is not None else []
-        # every unexplained movement counts, also one within the item's movement tolerance
-        unreviewed_moved = [
-            m
-            for m in moved
-            if self._review(m.case_id, m.criterion, str(m.before), str(m.after)) is None
-        ]
-        decision_ids = {n.case_id for n in self.needs if n.kind == "decision"}
-        full_table = {k: v for k, v in self.current_table().items() if k[0] in decision_ids}
-        flips = (
-            crossings(
-                self.rubric,
-                full_table,
-                {k: v for k, v in self.baseline_scores.items() if k[0] in decision_ids},
+        for criterion in rubric.criterion_names
+    }
+    counterfactual = fairness.counterfactual_summary()
+    perturbation = fairness.perturbation_summary()
+    gate_inputs = GateInputs(
+        agreement=agreement,
+        has_baseline=baseline.record is not None,
+        moved=len(unreviewed_moved),
+        reviewed_moves=len(moved) - len(unreviewed_moved),
+        compared=compared_items(table, baseline_table) if baseline_table is not None else 0,
+        slices=slices,
+        slice_min_n=s.slice_min_n,
+        counterfactual_worst={
+            a: (
+                float(v["worst_gap"]),
+                float(v["mean_gap"]),
+                int(v["n_cases"]),
+                f"{v['worst_case']} ({' vs '.join(v['worst_values'])})",
             )
-            if self.baseline
-            else []
-        )
-        reviewed_flips = {}
-        for flip in flips:
-            review = self._review(flip.case_id, "decision", flip.before, flip.after)
-            if review is not None:
-                reviewed_flips[flip.case_id] = review.reviewed_by
-        consistency = None
-        if s.repeat > 1:
-            repeated: dict[tuple[str, str], list[int | None]] = defaultdict(list)
-            for (case_id, variant, _repeat), result in sorted(self.results.items()):
-                if variant != ORIGINAL:
-                    continue
-                for criterion in self.rubric.criterion_names:
-                    if (case_id, criterion) in criterion_needs:
-                        score = result.by_criterion.get(criterion)
-                        repeated[(case_id, criterion)].append(score.score if score else None)
-            consistency = self_consistency(repeated, s.repeat)
-        protected = 0
-        rationale_items = 0
-        for case_id, criterion in criterion_needs:
-            evidence = self.evidence(self.cases[case_id], criterion)
-            if evidence.score is not None:
-                rationale_items += 1
-                protected += "protected-attribute" in evidence.flags
-        raters = {
-            criterion: rater_agreement(
-                {c.id: c.ratings[criterion] for c in cases if criterion in c.ratings}
-            )
-            for criterion in self.rubric.criterion_names
-        }
-        counterfactual = self.counterfactual_summary()
-        perturbation = self.perturbation_summary()
-        gate_inputs = GateInputs(
-            agreement=agreement,
-            has_baseline=self.baseline is not None,
-            moved=len(unreviewed_moved),
-            reviewed_moves=len(moved) - len(unreviewed_moved),
-            compared=compared_items(table, baseline_table) if baseline_table is not None else 0,
-            slices=slices,
-            slice_min_n=s.slice_min_n,
-            counterfactual_worst={
-                a: (
-                    float(v["worst_gap"]),
-                    float(v["mean_gap"]),
-                    int(v["n_cases"]),
-                    f"{v['worst_case']} ({' vs '.join(v['worst_values'])})",
-                )
-                for a, v in counterfactual.items()
-            },
-            perturbation_worst={
-                k: (float(v["worst_shift"]), int(v["n_cases"]), str(v["worst_case"]))
-                for k, v in perturbation.items()
-            },
-            consistency=consistency,
-            protected_flags=protected,
-            rationale_items=rationale_items,
-            unreviewed_crossings=len(flips) - len(reviewed_flips),
-            crossings=len(flips),
-        )
-        limits = GateLimits(
-            s.max_agreement_drop,
-            s.max_moved_share,
-            s.min_worst_slice,
-            s.max_gap,
-            s.max_perturbation_shift,
-            s.max_self_disagreement,
-        )
-        gates = evaluate_gates(gate_inputs, limits)
-        results = list(self.results.values())
-        calls = {
-            "scored": self.scorer_calls,
-            "reused": sum(1 for r in results if r.reused_from_run is not None),
-            "deduplicated": sum(1 for r in results if r.cached),
-            "needed_retries": sum(1 for r in results if r.attempts > 1),
-            "attempts": sum(r.attempts for r in results if not r.cached),
-            "prompt_tokens": sum(r.prompt_tokens for r in results if not r.cached),
-            "completion_tokens": sum(r.completion_tokens for r in results if not r.cached),
-        }
-        errors = sum(1 for r in results for c in self.rubric.criterion_names if r.error_for(c))
-        self.summary = RunSummary(
-            run_id=self.run_id,
-            status=status,
-            identity=self.scorer.identity.as_dict(),
-            served_models=tuple(sorted(self._served_models())),
-            baseline=self.baseline,
-            selection={"cases": len(selected_cases), "of_cases": len(self.cases), **selected_items},
-            agreement=agreement,
-            slices=slices,
-            movements=moved,
-            crossings=flips,
-            reviewed_crossings=reviewed_flips,
-            counterfactual=counterfactual,
-            perturbation=perturbation,
-            consistency=consistency,
-            gates=gates,
-            calls=calls,
-            errors=errors,
-            duration_s=time.monotonic() - self.started,
-            slice_min_n=s.slice_min_n,
-            warnings=list(self.warnings),
-            rater_agreement=raters,
-        )
-        return self.summary
+            for a, v in counterfactual.items()
+        },
+        perturbation_worst={
+            k: (float(v["worst_shift"]), int(v["n_cases"]), str(v["worst_case"]))
+            for k, v in perturbation.items()
+        },
+        consistency=consistency,
+        protected_flags=protected,
+        rationale_items=rationale_items,
+        unreviewed_crossings=len(flips) - len(reviewed_flips),
+        crossings=len(flips),
+    )
+    limits = GateLimits(
+        s.max_agreement_drop,
+        s.max_moved_share,
+        s.min_worst_slice,
+        s.max_gap,
+        s.max_perturbation_shift,
+        s.max_self_disagreement,
+    )
+    gates = evaluate_gates(gate_inputs, limits)
+    results = list(scores.results.values())
+    calls = {
+        "scored": scores.calls,
+        "reused": sum(1 for r in results if r.reused_from_run is not None),
+        "deduplicated": sum(1 for r in results if r.cached),
+        "needed_retries": sum(1 for r in results if r.attempts > 1),
+        "attempts": sum(r.attempts for r in results if not r.cached),
+        "prompt_tokens": sum(r.prompt_tokens for r in results if not r.cached),
+        "completion_tokens": sum(r.completion_tokens for r in results if not r.cached),
+    }
+    errors = sum(1 for r in results for c in rubric.criterion_names if r.error_for(c))
+    return RunSummary(
+        run_id=run_id,
+        status=status,
+        identity=identity.as_dict(),
+        served_models=tuple(sorted(scores.served())),
+        baseline=baseline.record,
+        selection={"cases": len(selected_cases), "of_cases": len(cases_by_id), **selected_items},
+        agreement=agreement,
+        slices=slices,
+        movements=moved,
+        crossings=flips,
+        reviewed_crossings=reviewed_flips,
+        counterfactual=counterfactual,
+        perturbation=perturbation,
+        consistency=consistency,
+        gates=gates,
+        calls=calls,
+        errors=errors,
+        duration_s=duration_s,
+        slice_min_n=s.slice_min_n,
+        warnings=list(warnings),
+        rater_agreement=raters,
+    )

@@ -1,0 +1,103 @@
+"""The session's golden set: the rubric, the variants and the cases, from YAML or the store.
+
+One part of :class:`~pytest_screeneval.session.core.ScreenevalSession`. Cases arrive one file at
+a time while pytest collects; a duplicate id or a changed frozen text is refused in one sentence.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pytest_screeneval.errors import GoldenSetError
+from pytest_screeneval.golden.load import load_case_file, load_rubric, load_variants
+from pytest_screeneval.golden.model import Case, GoldenSet, Rubric, Variants
+
+if TYPE_CHECKING:
+    from pytest_screeneval.store.database import Store
+
+__all__ = ["GoldenCases"]
+
+
+class GoldenCases:
+    """The rubric, the variants and every case read so far, by id."""
+
+    def __init__(self, source: str, cases_dir: Path, rootdir: Path) -> None:
+        self.source = source
+        self.cases_dir = cases_dir
+        self.rootdir = rootdir
+        self.rubric: Rubric
+        self.variants: Variants
+        self.cases: dict[str, Case] = {}
+        self.case_paths: dict[str, str] = {}
+        self.frozen: dict[str, tuple[str, str]] = {}
+
+    def open(self, store: Store) -> None:
+        """Read the rubric and variants (and, from the store, the cases); one sentence on error."""
+        if self.source == "db":
+            golden = store.load_golden_set()
+            self.rubric, self.variants = golden.rubric, golden.variants
+            for case in golden.active_cases:
+                self.cases[case.id] = case
+                self.case_paths[case.id] = f"db:{case.id}"
+        else:
+            shown = self.shown(self.cases_dir)
+            if not self.cases_dir.is_dir():
+                raise GoldenSetError(
+                    f"{shown}: the golden set folder does not exist (set ini screeneval_cases)."
+                )
+            self.rubric = load_rubric(self.cases_dir / "rubric.yaml", f"{shown}/rubric.yaml")
+            self.variants = load_variants(
+                self.cases_dir / "variants.yaml", f"{shown}/variants.yaml"
+            )
+        self.frozen = store.frozen_cases()
+
+    def shown(self, path: Path) -> str:
+        try:
+            return path.relative_to(self.rootdir).as_posix()
+        except ValueError:
+            return str(path)
+
+    def load_case(self, path: Path) -> Case:
+        """Load one case file, refusing a duplicate id or a changed frozen text."""
+        shown = self.shown(path)
+        case = load_case_file(path, self.rubric, shown, self.variants)
+        first = self.case_paths.get(case.id)
+        if first is not None and first != shown:
+            raise GoldenSetError(
+                f"{shown}: duplicate case id {case.id!r}, already used in {first}."
+            )
+        frozen = self.frozen.get(case.id)
+        if frozen is not None and frozen[0] != case.input_sha256:
+            raise GoldenSetError(
+                f"{shown}: case {case.id} changed its frozen input_text (frozen on "
+                f"{frozen[1][:10]} as sha256 {frozen[0][:12]}, now {case.input_sha256[:12]}); "
+                "retire it (screeneval cases retire) and add the new text under a new id."
+            )
+        self.case_paths[case.id] = shown
+        self.cases[case.id] = case
+        return case
+
+    def is_case_file(self, path: Path) -> bool:
+        return (
+            self.source == "yaml"
+            and path.suffix in (".yaml", ".yml")
+            and path.parent.parent == self.cases_dir
+        )
+
+    def load_all(self) -> None:
+        """The xdist controller reads every valid case file (workers report the invalid ones)."""
+        if self.source != "yaml":
+            return
+        from pytest_screeneval.golden.load import case_files
+
+        for path in case_files(self.cases_dir):
+            try:
+                self.load_case(path)
+            except GoldenSetError:
+                continue
+
+    def golden_set(self) -> GoldenSet:
+        return GoldenSet(
+            self.rubric, self.variants, tuple(self.cases.values()), self.shown(self.cases_dir)
+        )

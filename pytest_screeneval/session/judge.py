@@ -1,0 +1,126 @@
+"""The judge: an item's evidence and its verdict for a criterion or the decision (DESIGN §7).
+
+One part of :class:`~pytest_screeneval.session.core.ScreenevalSession`. It reads the scores and
+the baseline, and keeps only what it computes once: the rationale checks of each answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
+
+from pytest_screeneval.evidence.rationale.flags import rationale_flags
+from pytest_screeneval.evidence.verdicts import (
+    CriterionEvidence,
+    Tolerances,
+    Verdict,
+    criterion_verdict,
+    decision_verdict,
+)
+from pytest_screeneval.session.scores import ORIGINAL
+
+if TYPE_CHECKING:
+    from pytest_screeneval.golden.model import Case, Rubric
+    from pytest_screeneval.scoring.runner import JobResult
+    from pytest_screeneval.session.run import Baseline
+    from pytest_screeneval.session.scores import Scores
+    from pytest_screeneval.settings.options import Settings
+
+__all__ = ["Judge"]
+
+
+class Judge:
+    """Verdicts of criterion and decision items against the expected scores and the baseline."""
+
+    def __init__(
+        self,
+        rubric: Rubric,
+        settings: Settings,
+        cases: Mapping[str, Case],
+        scores: Scores,
+        baseline: Baseline,
+        requested_model: Callable[[], str],
+    ) -> None:
+        self.rubric = rubric
+        self.settings = settings
+        self.cases = cases
+        self.scores = scores
+        self.baseline = baseline
+        self.requested_model = requested_model
+        self._flags: dict[tuple[str, str, str, tuple[str, ...]], tuple[str, ...]] = {}
+
+    def tolerances(self) -> Tolerances:
+        s = self.settings
+        return Tolerances(
+            s.expected_tolerance,
+            s.movement_tolerance,
+            s.contested_max_confidence,
+            s.rationale_flags == "fail",
+        )
+
+    def served_model_mismatch(self, result: JobResult) -> str | None:
+        served = result.served_model
+        requested = self.requested_model()
+        if served and served != requested:
+            return f"the scorer asked for model {requested!r} but was served {served!r}"
+        return None
+
+    def evidence(self, case: Case, criterion: str, repeat: int = 0) -> CriterionEvidence:
+        result = self.scores.results.get((case.id, ORIGINAL, repeat))
+        if result is None:
+            return CriterionEvidence(None, "", None, "this input was not scored", ())
+        score = result.by_criterion.get(criterion)
+        error = result.error_for(criterion)
+        flags: tuple[str, ...] = ()
+        if score is not None:
+            # the item and the summary both ask; the checks run once per rationale
+            key = (case.id, criterion, score.rationale, tuple(score.evidence))
+            known = self._flags.get(key)
+            if known is not None:
+                flags = known
+            else:
+                flags = tuple(
+                    rationale_flags(
+                        case.input_text, criterion, score.score, score.rationale, key[3]
+                    )
+                )
+                self._flags[key] = flags
+        return CriterionEvidence(
+            score.score if score else None,
+            score.rationale if score else "",
+            score.confidence if score else None,
+            error,
+            flags,
+            self.served_model_mismatch(result),
+        )
+
+    def criterion_verdict(self, case_id: str, criterion: str) -> Verdict:
+        case = self.cases[case_id]
+        evidence = self.evidence(case, criterion)
+        before = self.baseline.scores.get((case_id, criterion))
+        review = None
+        if before is not None and evidence.score is not None and before != evidence.score:
+            review = self.baseline.review(case_id, criterion, str(before), str(evidence.score))
+        return criterion_verdict(
+            case, criterion, evidence, self.tolerances(), self.baseline.info, before, review
+        )
+
+    def decision_verdict(self, case_id: str) -> Verdict:
+        case = self.cases[case_id]
+        result = self.scores.results.get((case_id, ORIGINAL, 0))
+        overall = self.scores.overall_of(result) if result else None
+        names = self.rubric.criterion_names
+        missing = [n for n in names if result is None or n not in result.by_criterion]
+        baseline_overall = None
+        if self.baseline.record is not None:
+            before = {c: self.baseline.scores.get((case_id, c)) for c in names}
+            if all(v is not None for v in before.values()):
+                baseline_overall = self.rubric.overall(before)  # type: ignore[arg-type]
+        review = None
+        if overall is not None and baseline_overall is not None:
+            b, a = self.rubric.decision(baseline_overall), self.rubric.decision(overall)
+            if a != b:
+                review = self.baseline.review(case_id, "decision", b, a)
+        return decision_verdict(
+            case, self.rubric, overall, missing, self.baseline.info, baseline_overall, review
+        )

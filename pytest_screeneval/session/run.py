@@ -1,0 +1,193 @@
+"""The run: its row in the store, its score rows written in batches, its baseline, its close.
+
+One part of :class:`~pytest_screeneval.session.core.ScreenevalSession`. It owns the store
+connection's writes for the run; the other parts hand it results and read the baseline.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pytest_screeneval import __version__
+from pytest_screeneval.evidence.verdicts import BaselineInfo, ReviewInfo
+
+if TYPE_CHECKING:
+    from pytest_screeneval.golden.model import Rubric
+    from pytest_screeneval.scoring.protocol import ScorerIdentity
+    from pytest_screeneval.scoring.runner import JobResult
+    from pytest_screeneval.store.database import Acceptance, RunRecord, ScoreRow, Store
+
+__all__ = ["FLUSH_EVERY_ROWS", "FLUSH_EVERY_SECONDS", "Baseline", "RunLog"]
+
+ORIGINAL = ""
+FLUSH_EVERY_ROWS = 500
+FLUSH_EVERY_SECONDS = 1.0
+
+
+def _vcs_commit(rootdir: Path) -> str | None:
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=rootdir, capture_output=True, text=True, timeout=5
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """The accepted run this one is judged against, its scores and every review against it."""
+
+    record: RunRecord | None = None
+    info: BaselineInfo | None = None
+    scores: Mapping[tuple[str, str], int | None] = field(default_factory=dict)
+    reviews: Mapping[tuple[str, str, str, str], ReviewInfo] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, store: Store, rubric_id: str) -> Baseline:
+        record = store.baseline(rubric_id)
+        if record is None:
+            return cls()
+        acceptance = record.accepted
+        info = BaselineInfo(
+            record.run_id,
+            acceptance.accepted_by if acceptance else "?",
+            acceptance.accepted_at if acceptance else "",
+        )
+        scores = {
+            (row.case_id, row.criterion): row.score
+            for row in store.scores(record.run_id)
+            if row.variant_key == ORIGINAL and row.repeat_index == 0
+        }
+        # every review against this baseline, read once: items and the summary look up here
+        reviews = {
+            (r.case_id, r.target, r.before, r.after): ReviewInfo(
+                r.reviewed_by, r.reviewed_at, r.note
+            )
+            for r in store.reviews(baseline_run_id=record.run_id)
+        }
+        return cls(record, info, scores, reviews)
+
+    def review(self, case_id: str, target: str, before: str, after: str) -> ReviewInfo | None:
+        """The review of this movement against the baseline, if a person recorded one."""
+        return self.reviews.get((case_id, target, before, after))
+
+
+class RunLog:
+    """The run row and its score rows: opened (or attached to), written in batches, closed."""
+
+    def __init__(self, store: Store, rubric: Rubric) -> None:
+        self.store = store
+        self.criteria = rubric.criterion_names
+        self.run_id: int | None = None
+        self.finished = False
+        self._pending: list[ScoreRow] = []
+        self._last_flush = time.monotonic()
+
+    def open(
+        self,
+        *,
+        identity: ScorerIdentity,
+        rubric_id: str,
+        golden_sha: str,
+        rootdir: Path,
+        notes: str,
+        baseline_run_id: int | None,
+        selection: str,
+        config: Mapping[str, object],
+    ) -> int:
+        self.run_id = self.store.start_run(
+            identity=identity,
+            rubric_id=rubric_id,
+            golden_sha=golden_sha,
+            plugin_version=__version__,
+            vcs_commit=_vcs_commit(rootdir),
+            notes=notes,
+            baseline_run_id=baseline_run_id,
+            selection=selection,
+            config=dict(config) | {"python": sys.version.split()[0]},
+        )
+        return self.run_id
+
+    def attach(self, run_id: int) -> None:
+        """A worker writes its rows into the run the controller opened."""
+        self.run_id = run_id
+
+    def queue(self, result: JobResult) -> None:
+        """Queue one row per criterion; the call's tokens go on the first criterion's row."""
+        from pytest_screeneval.store.database import ScoreRow
+
+        assert self.run_id is not None
+        job = result.job
+        first = self.criteria[0]
+        for criterion in self.criteria:
+            score = result.by_criterion.get(criterion)
+            self._pending.append(
+                ScoreRow(
+                    run_id=self.run_id,
+                    case_id=job.case_id,
+                    variant_key=job.variant_key,
+                    repeat_index=job.repeat_index,
+                    criterion=criterion,
+                    score=score.score if score else None,
+                    rationale=score.rationale if score else "",
+                    evidence=tuple(score.evidence) if score else (),
+                    confidence=score.confidence if score else None,
+                    latency_ms=result.latency_ms,
+                    attempts=result.attempts,
+                    error=result.error_for(criterion),
+                    input_sha256=job.input_sha256,
+                    prompt_tokens=result.prompt_tokens if criterion == first else 0,
+                    completion_tokens=result.completion_tokens if criterion == first else 0,
+                    reused_from_run=result.reused_from_run,
+                )
+            )
+
+    def flush(self, force: bool = False) -> None:
+        """Write queued score rows in one batch: every 500 rows, every second, or when forced."""
+        if not self._pending:
+            return
+        due = len(self._pending) >= FLUSH_EVERY_ROWS or (
+            time.monotonic() - self._last_flush >= FLUSH_EVERY_SECONDS
+        )
+        if force or due:
+            rows, self._pending = self._pending, []
+            self.store.write_scores(rows)
+            self._last_flush = time.monotonic()
+
+    def finish(
+        self, status: str, served_models: set[str], verdict: Mapping[str, object] | None
+    ) -> None:
+        """Write what is queued and close the run as complete or interrupted, with its verdict."""
+        if self.finished or self.run_id is None:
+            return
+        self.finished = True
+        try:
+            self.flush(force=True)
+        finally:
+            served = ", ".join(sorted(served_models))
+            self.store.finish_run(
+                self.run_id, status=status, served_model=served or None, verdict=verdict
+            )
+
+    def accept(self, *, by: str, note: str, force: bool) -> Acceptance:
+        """Accept the run as the baseline; a refusal raises one sentence."""
+        from pytest_screeneval.session.acceptance import accept_run, acceptance_blockers
+
+        assert self.run_id is not None
+        acceptance, _forced = accept_run(
+            self.store,
+            self.run_id,
+            by=by,
+            note=note,
+            force=force,
+            check=acceptance_blockers,
+            how_to_force="force it with --screeneval-force-accept and --screeneval-accept-note",
+        )
+        return acceptance
