@@ -22,6 +22,7 @@ import pytest
 from plugin_project import expected_scores, set_scores, write_project
 
 from pytest_screeneval.cli.main import main as screeneval
+from pytest_screeneval.errors import StoreError
 from pytest_screeneval.store.database import Store
 
 # a score row as (case, variant, repeat, criterion, score, error)
@@ -444,3 +445,87 @@ def test_a_run_stopped_by_x_is_partial_says_what_is_missing_and_is_not_accepted(
         assert store.baseline() is None
         assert "did not run" in store.get_run(1).verdict["missing"]
         assert store.verify_chain().ok
+
+
+NOTE_SCORING_PID = """
+
+# test_faults: each call notes the pid of the process scoring, so the test kills a busy worker
+import os as _os
+
+_original_score = TableScorer.score
+
+
+def _noting_score(self, text, rubric):
+    (HERE / "scoring.pid").write_text(str(_os.getpid()))
+    return _original_score(self, text, rubric)
+
+
+TableScorer.score = _noting_score
+"""
+
+
+def children_of(pid: int) -> list[int]:
+    """The live child processes of ``pid`` (xdist's workers of a controller), from /proc."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        with suppress(OSError):
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            if int(fields[1]) == pid and fields[0] != "Z":
+                found.append(int(entry.name))
+    return sorted(found)
+
+
+def rows_by_case(url: str, run_id: int) -> dict[str, int]:
+    with Store.open(url) as store:
+        counts: dict[str, int] = {}
+        for row in store.scores(run_id):
+            counts[row.case_id] = counts.get(row.case_id, 0) + 1
+        return counts
+
+
+def test_a_killed_xdist_worker_leaves_a_partial_run_with_every_case_whole(
+    project: pytest.Pytester, store_url: str
+) -> None:
+    # issue 14, 1: the crashed case was re-run on the surviving worker, its rows collided with
+    # the dead worker's, the whole batch (another case's rows too) was refused, and the run was
+    # "complete" and accepted with a case at 45 of 150 rows
+    slow_scores(project)
+    conftest = project.path / "conftest.py"
+    conftest.write_text(conftest.read_text() + NOTE_SCORING_PID)
+    scoring = project.path / "scoring.pid"
+    accept = ("--screeneval-accept", "--screeneval-accepted-by", "Ada Quill")
+    flags = ("--screeneval-db", store_url, "-n", "2", "--screeneval-concurrency", "1", *accept)
+    with child(project, *flags, name="killed") as run:
+        deadline = time.monotonic() + 3 * WAIT_S  # workers on a busy PostgreSQL start slowly
+        while time.monotonic() < deadline and (
+            sum(rows_by_case_safe(store_url).values()) < 3 or not scoring.exists()
+        ):
+            time.sleep(0.05)
+        # the worker scoring right now: it is inside an item, which is what crashes
+        assert scoring.exists(), run.output
+        victim = int(scoring.read_text())
+        assert victim in children_of(run.pid), run.output
+        os.kill(victim, signal.SIGKILL)
+        code = run.wait(timeout=3 * WAIT_S)
+    output = run.output
+    assert code == pytest.ExitCode.TESTS_FAILED, output
+    assert_no_traceback(output)
+    assert "partial: run 1 is not complete: " in output, output
+    assert "a worker crashed while running cases/" in output
+    assert "not accepted: Run 1 was not accepted: run 1 is partial" in output
+    assert run_statuses(store_url) == {1: "partial"}
+    # every case that has rows has all of them (5 inputs x 3 criteria), none twice
+    counts = rows_by_case(store_url, 1)
+    assert counts and set(counts.values()) == {15}, counts
+    with Store.open(store_url) as store:
+        assert store.baseline() is None
+        assert store.verify_chain().ok
+
+
+def rows_by_case_safe(url: str) -> dict[str, int]:
+    try:
+        return rows_by_case(url, 1)
+    except StoreError:  # the store is not created yet
+        return {}
