@@ -478,10 +478,12 @@ def children_of(pid: int) -> list[int]:
 
 
 def rows_by_case(url: str, run_id: int) -> dict[str, int]:
+    """Per case, its first-scoring rows (repeat 0; noise re-scores come as later repeats)."""
     with Store.open(url) as store:
         counts: dict[str, int] = {}
         for row in store.scores(run_id):
-            counts[row.case_id] = counts.get(row.case_id, 0) + 1
+            if row.repeat_index == 0:
+                counts[row.case_id] = counts.get(row.case_id, 0) + 1
         return counts
 
 
