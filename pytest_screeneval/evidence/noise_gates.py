@@ -90,10 +90,12 @@ def perturbation_gate(
     estimates = paired_estimates(systematic, noise_sd=sd, df=df)
     # the worst example of a case was picked among its examples: count them in the family
     found = worst_case_interval(worst_sides, noise_sd=sd, df=df, family=max(1, examples))
+    worst_interval, worst_where = found if found else (None, "")
     call = judge_limit(
         estimates,
         limit,
-        *(found or (None, "")),
+        worst_interval,
+        worst_where,
         shown=lambda e: (
             f"shift {e.interval.estimate:.1f} ({e.high} higher), {e.interval.shown()}, n={e.cases}"
         ),

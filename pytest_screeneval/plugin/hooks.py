@@ -188,6 +188,9 @@ def pytest_configure(config: pytest.Config) -> None:
         session.close()
         raise pytest.UsageError(str(exc)) from None
     config.stash[SESSION_KEY] = session
+    from pytest_screeneval.plugin.outcomes import OutcomeCollector
+
+    config.pluginmanager.register(OutcomeCollector(session.item_outcomes), "screeneval-outcomes")
     if not is_worker(config):
         # the process that owns the run counts which selected items ran (complete or partial)
         completeness = Completeness(distributed=is_controller(config))
@@ -414,6 +417,8 @@ def pytest_runtestloop(session: pytest.Session) -> Iterator[None]:
         # the controller opened the run; this worker scores each case when it gets it
         run_id = session.config.workerinput[RUN_ID_KEY]  # type: ignore[attr-defined]
         screeneval.attach_run(run_id, [item.need for item in items])
+        workers = int(session.config.workerinput.get("workercount", 1))  # type: ignore[attr-defined]
+        screeneval.confirmer.share = 1.0 / max(1, workers)  # probe and budget: its share
         return (yield)
     progress = _Progress(session.config.pluginmanager.get_plugin("terminalreporter"))
     try:

@@ -59,6 +59,8 @@ def summary_document(
             name: asdict(agreement) for name, agreement in summary.rater_agreement.items()
         },
         "gates": [g.as_dict() for g in summary.gates],
+        "noise": summary.noise,
+        "confirmation": summary.confirmation,
         "accepted": summary.accepted,
         "acceptance_error": session.acceptance_error if session is not None else None,
         "warnings": summary.warnings,

@@ -219,6 +219,9 @@ def render(summary: RunSummary, session: ScreenevalSession | None = None) -> lis
         ]
         for case_id, criterion, values in c.examples[:5]:
             lines.append(f"  {case_id} · {criterion}: {', '.join(map(str, values))}")
+    from pytest_screeneval.report.noise import noise_lines
+
+    lines += noise_lines(summary)
     lines += ["", "Gates"]
     lines += table(
         ["gate", "value", "limit", "n", "status", "detail"],

@@ -9,14 +9,17 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pytest_screeneval.evidence.verdicts import Verdict
 from pytest_screeneval.golden.model import sha256_text
 from pytest_screeneval.probes.counterfactual import case_variants, variant_key
+from pytest_screeneval.session.confirmation import Confirmer, Outcome, Side
 
 if TYPE_CHECKING:
     from pytest_screeneval.golden.model import Case, Variants
+    from pytest_screeneval.probes.perturb import Perturbation
     from pytest_screeneval.scoring.runner import JobResult
     from pytest_screeneval.session.scores import Scores
     from pytest_screeneval.settings.options import Settings
@@ -36,12 +39,14 @@ class Fairness:
         variants: Variants,
         scores: Scores,
         score_text: Callable[[Case, str, str], JobResult],
+        confirmer: Confirmer,
     ) -> None:
         self.settings = settings
         self.cases = cases
         self.variants = variants
         self.scores = scores
         self.score_text = score_text
+        self.confirmer = confirmer
         self.counterfactual_gaps: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
         self.perturbation_shifts: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
 
@@ -62,13 +67,15 @@ class Fairness:
         }
 
     def counterfactual_verdict(self, case_id: str, attribute: str) -> Verdict:
-        """Score gap across the attribute's values; records the gap for the session's summary."""
+        """Score gap across the attribute's values; a gap above the limit fails only once it is
+        confirmed against the scorer's noise (DESIGN §7a). Records what it measured."""
         case = self.cases[case_id]
         values = case_variants(case, self.variants).get(attribute, [])
         overall: dict[str, float] = {}
+        sides: dict[str, Side] = {}
         per_criterion: dict[str, dict[str, int]] = defaultdict(dict)
         problems = []
-        for value, _variant in values:
+        for value, variant in values:
             key = variant_key(attribute, value.value)
             shown = "none" if value.value is None else value.value
             result = self.scores.results.get((case_id, key, 0))
@@ -81,14 +88,16 @@ class Fairness:
                 problems.append(f"{shown}: {reason}")
                 continue
             overall[shown] = self.overall_of(result)  # type: ignore[assignment]
+            sides[shown] = Side(shown, key, variant.input_text)
             for criterion, score in result.by_criterion.items():
                 per_criterion[criterion][shown] = score.score
-        lines = [
-            f"{case_id} · counterfactual[{attribute}] (max gap {self.settings.max_gap:g} points)"
-        ]
+        limit = self.settings.max_gap
+        lines = [f"{case_id} · counterfactual[{attribute}] (max gap {limit:g} points)"]
         for shown, points in sorted(overall.items(), key=lambda kv: -kv[1]):
             lines.append(f"  {points:6.1f}  {shown}")
         reasons = [f"scorer error on a variant: {p}" for p in problems]
+        notes: list[str] = []
+        properties: list[tuple[str, str]] = [("gap", "none")]
         if len(overall) >= 2:
             high = max(overall, key=lambda k: overall[k])
             low = min((k for k in overall if k != high), key=lambda k: overall[k])
@@ -98,33 +107,54 @@ class Fairness:
                 for c, v in per_criterion.items()
                 if len(v) >= 2
             }
-            self.counterfactual_gaps[attribute][case_id] = {
-                "gap": gap,
-                "values": (high, low),
-                "per_criterion": crit_gaps,
-            }
             lines.append(f"  gap    {gap:.1f} points ({high} vs {low})")
             moved = ", ".join(f"{c} {g:g}" for c, g in sorted(crit_gaps.items()) if g)
             if moved:
                 lines.append(f"  per criterion: {moved}")
-            if gap > self.settings.max_gap + 1e-9:
-                reasons.append(
-                    f"the overall score moves {gap:.1f} points across {attribute} "
-                    f"values, above the limit {self.settings.max_gap:g}"
+            properties = [("gap", f"{gap:.1f}")]
+            status = "passed"
+            if gap > limit + 1e-9:
+                outcome = self.confirmer.confirm(
+                    case, list(sides.values()), limit, "gap", "variant"
                 )
+                properties.extend(outcome.properties())
+                status = outcome.status
+                if outcome.confirmed:
+                    lines.append(f"  confirmed  {outcome.line}")
+                    reasons.append(
+                        f"the overall score moves {gap:.1f} points across {attribute} "
+                        f"values, above the limit {limit:g}"
+                    )
+                else:
+                    notes.append(f"{outcome.status}, not a finding: {outcome.line}")
+            self.counterfactual_gaps[attribute][case_id] = {
+                "gap": gap,
+                "values": (high, low),
+                "per_criterion": crit_gaps,
+                "observations": {
+                    shown: self.confirmer.observations(case_id, side.variant_key)
+                    for shown, side in sides.items()
+                },
+                "outcome": status,
+            }
         for reason in reasons:
             lines.append(f"  FAILED     {reason}")
-        gap_property = ("gap", "none")
-        if case_id in self.counterfactual_gaps.get(attribute, {}):
-            gap_property = (
-                "gap",
-                f"{float(self.counterfactual_gaps[attribute][case_id]['gap']):.1f}",
-            )
-        return Verdict(not reasons, tuple(reasons), (), "\n".join(lines), (gap_property,))
+        return Verdict(
+            not reasons, tuple(reasons), tuple(notes), "\n".join(lines), tuple(properties)
+        )
 
     def perturbation_verdict(self, case_id: str, kind: str) -> Verdict:
-        """Hypothesis draws perturbations of the case text; a failure shrinks to the smallest."""
-        from hypothesis import HealthCheck, given
+        """Hypothesis draws perturbations of the case text; a failure shrinks to the smallest,
+        and is shown only once re-scoring confirmed it (DESIGN §7a).
+
+        Hypothesis is never fed a nondeterministic test function, so its flakiness detection
+        can neither mask nor fake a result: each text is scored once through ``score_text``
+        (cached by text) and judged on that recorded answer. With noise measured, the search
+        runs without shrinking; its worst shift is confirmed by re-scoring; only a confirmed
+        one is shrunk, by a test function that fails on a *confirmed* shift, each text's
+        confirmation memoised so that a repeated call answers alike.
+        """
+        from hypothesis import HealthCheck, Phase, given
         from hypothesis import settings as hypothesis_settings
 
         from pytest_screeneval.probes.perturb import describe, perturbations
@@ -137,20 +167,18 @@ class Fairness:
         if base_overall is None:
             reason = "the original text has no usable overall score"
             return Verdict(False, (reason,), (), f"{header}\n  FAILED     {reason}")
-        worst = [0.0]
+        original = Side("original", ORIGINAL, case.input_text)
+        exact = self.confirmer.exact()
+        seen: dict[str, _Example] = {}  # text sha -> its first answer
+        outcomes: dict[str, Outcome] = {}
 
-        @hypothesis_settings(
-            max_examples=max(1, self.settings.perturbation_examples),
-            derandomize=True,
-            database=None,
-            deadline=None,
-            print_blob=False,
-            suppress_health_check=list(HealthCheck),
-        )
-        @given(perturbations(kind, case.input_text))
-        def check(perturbation: object) -> None:
-            text = perturbation.apply(case.input_text)  # type: ignore[attr-defined]
-            result = self.score_text(case, f"perturb:{kind}:{sha256_text(text)[:12]}", text)
+        def first(perturbation: Perturbation) -> _Example:
+            text = perturbation.apply(case.input_text)
+            sha = sha256_text(text)
+            if sha in seen:
+                return seen[sha]
+            side = Side("perturbed", f"perturb:{kind}:{sha[:12]}", text)
+            result = self.score_text(case, side.variant_key, text)
             overall = self.overall_of(result)
             if overall is None:
                 failure = result.error_for("*") or "; ".join(sorted(set(result.errors.values())))
@@ -158,36 +186,114 @@ class Fairness:
                     f"the scorer failed on the perturbed text: {failure}",
                     describe(perturbation, case.input_text),
                 )
-            shift = abs(overall - base_overall)
-            worst[0] = max(worst[0], shift)
-            if shift > limit + 1e-9:
-                raise _PerturbationFailure(
-                    f"the overall score moved {base_overall:.1f} → {overall:.1f} "
-                    f"({shift:.1f} points, limit {limit:g})",
-                    describe(perturbation, case.input_text),
-                )
+            seen[sha] = _Example(abs(overall - base_overall), overall, perturbation, side)
+            return seen[sha]
 
-        try:
-            check()
-        except _PerturbationFailure as failure:
-            self.perturbation_shifts[kind][case_id] = {"shift": max(worst[0], 0.0)}
-            block = "\n".join(
-                [
-                    header,
-                    f"  FAILED     {failure.reason}",
-                    "  smallest perturbation found:",
-                    failure.diff,
-                ]
+        def failure(example: _Example, outcome: Outcome | None) -> _PerturbationFailure:
+            return _PerturbationFailure(
+                f"the overall score moved {base_overall:.1f} → {example.overall:.1f} "
+                f"({example.shift:.1f} points, limit {limit:g})",
+                describe(example.perturbation, case.input_text),
+                outcome,
             )
-            return Verdict(False, (failure.reason,), (), block, (("shift", f"{worst[0]:.1f}"),))
-        self.perturbation_shifts[kind][case_id] = {"shift": worst[0]}
+
+        def confirm(example: _Example) -> Outcome:
+            sha = sha256_text(example.side.text)
+            if sha not in outcomes:
+                outcomes[sha] = self.confirmer.confirm(
+                    case, [original, example.side], limit, "shift", "text"
+                )
+            return outcomes[sha]
+
+        def record_only(perturbation: Perturbation) -> None:
+            first(perturbation)
+
+        def fail_on_first(perturbation: Perturbation) -> None:
+            example = first(perturbation)
+            if example.shift > limit + 1e-9:
+                raise failure(example, None)
+
+        def fail_if_confirmed(perturbation: Perturbation) -> None:
+            example = first(perturbation)
+            if example.shift > limit + 1e-9 and confirm(example).confirmed:
+                raise failure(example, confirm(example))
+
+        def search(judge: Callable[[Perturbation], None], shrink: bool) -> None:
+            phases = tuple(Phase) if shrink else (Phase.explicit, Phase.reuse, Phase.generate)
+
+            @hypothesis_settings(
+                max_examples=max(1, self.settings.perturbation_examples),
+                derandomize=True,
+                database=None,
+                deadline=None,
+                print_blob=False,
+                suppress_health_check=list(HealthCheck),
+                phases=phases,
+            )
+            @given(perturbations(kind, case.input_text))
+            def check(perturbation: Perturbation) -> None:
+                judge(perturbation)
+
+            check()
+
+        notes: list[str] = []
+        properties: list[tuple[str, str]] = []
+        try:
+            if exact:
+                search(fail_on_first, shrink=True)
+            else:
+                search(record_only, shrink=False)
+                worst = max(seen.values(), key=lambda e: e.shift, default=None)
+                if worst is not None and worst.shift > limit + 1e-9:
+                    outcome = confirm(worst)
+                    if outcome.confirmed:
+                        search(fail_if_confirmed, shrink=True)
+                        raise failure(worst, outcome)  # the search did not meet it again
+                    properties.extend(outcome.properties())
+                    notes.append(f"{outcome.status}, not a finding: {outcome.line}")
+        except _PerturbationFailure as failed:
+            shift = max((e.shift for e in seen.values()), default=0.0)
+            self.perturbation_shifts[kind][case_id] = self._shift_record(case_id, seen, "failed")
+            lines = [header, f"  FAILED     {failed.reason}"]
+            if failed.outcome is not None:
+                lines.append(f"  confirmed  {failed.outcome.line}")
+                properties.extend(failed.outcome.properties())
+            elif exact and seen:
+                noise = self.confirmer.noise()
+                lines.append(
+                    f"  confirmed  the scorer measured no noise ({noise.texts} texts re-scored, "
+                    "every answer identical), so the shift is exact"
+                )
+                properties.append(("outcome", "confirmed"))
+            lines += ["  smallest perturbation found (confirmed):", failed.diff]
+            properties.append(("shift", f"{shift:.1f}"))
+            return Verdict(False, (failed.reason,), (), "\n".join(lines), tuple(properties))
+        status = properties[0][1] if properties else "passed"
+        self.perturbation_shifts[kind][case_id] = self._shift_record(case_id, seen, status)
+        shift = float(self.perturbation_shifts[kind][case_id]["shift"])
+        properties.append(("shift", f"{shift:.1f}"))
         return Verdict(
             True,
             (),
-            (),
-            f"{header}\n  worst shift {worst[0]:.1f} points",
-            (("shift", f"{worst[0]:.1f}"),),
+            tuple(notes),
+            f"{header}\n  worst shift {shift:.1f} points",
+            tuple(properties),
         )
+
+    def _shift_record(
+        self, case_id: str, seen: Mapping[str, _Example], outcome: str
+    ) -> dict[str, Any]:
+        """What the perturbation gate needs of one case: every example's first answer, and all
+        answers of the original and of the worst example."""
+        worst = max(seen.values(), key=lambda e: e.shift, default=None)
+        answers = self.confirmer.observations(case_id, worst.side.variant_key) if worst else []
+        return {
+            "shift": worst.shift if worst else 0.0,
+            "original": self.confirmer.observations(case_id, ORIGINAL),
+            "examples": [e.overall for e in seen.values()],
+            "worst": answers or ([worst.overall] if worst else []),
+            "outcome": outcome,
+        }
 
     def counterfactual_summary(self) -> dict[str, dict[str, Any]]:
         summary: dict[str, dict[str, Any]] = {}
@@ -221,8 +327,19 @@ class Fairness:
         return summary
 
 
+@dataclass(frozen=True)
+class _Example:
+    """A perturbation's first recorded answer."""
+
+    shift: float
+    overall: float
+    perturbation: Perturbation
+    side: Side
+
+
 class _PerturbationFailure(AssertionError):
-    def __init__(self, reason: str, diff: str) -> None:
+    def __init__(self, reason: str, diff: str, outcome: Outcome | None = None) -> None:
         super().__init__(reason)
         self.reason = reason
         self.diff = diff
+        self.outcome = outcome

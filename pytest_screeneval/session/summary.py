@@ -69,6 +69,9 @@ class RunSummary:
     accepted: dict[str, object] | None = None
     warnings: list[str] = field(default_factory=list)
     rater_agreement: dict[str, RaterAgreement] = field(default_factory=dict)
+    # the scorer's measured noise and what confirming cost (session/noise_summary.py)
+    noise: dict[str, object] = field(default_factory=dict)
+    confirmation: dict[str, object] = field(default_factory=dict)
 
 
 def summarize(
