@@ -463,3 +463,75 @@ def test_calls_in_flight_never_exceed_the_concurrency_setting(
     assert result.ret == pytest.ExitCode.OK
     # four cases, one request each: the limit is reached and never passed
     assert server.max_in_flight == concurrency
+
+
+# ---------------------------------------------------------------------------------------------
+# Dialects: auto probes before the run is recorded; a server that rejects every call stops it
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def llama_like(script: Script, monkeypatch: pytest.MonkeyPatch) -> Iterator[ChatServer]:
+    """A server that rejects json_schema as llama.cpp does (HTTP 500, a validation error)."""
+    monkeypatch.setenv("SCREENEVAL_OPENAI_API_KEY", KEY)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    with ChatServer(script, api_key=KEY, models=(MODEL,), dialect="llama.cpp") as chat:
+        yield chat
+
+
+def test_auto_falls_back_to_json_object_and_the_run_records_it(
+    project: pytest.Pytester, llama_like: ChatServer, script: Script
+) -> None:
+    write_ini(project, llama_like, screeneval_openai_response_format="auto")
+    script.queue("al-002", Reply.off_scale("skills", 10))
+    json_path = project.path / "summary.json"
+
+    result = project.runpytest("--screeneval", "--screeneval-json", str(json_path))
+
+    # only the item of the bad field fails: al-002's other criteria keep their scores
+    assert failed_nodeids(result) == item_ids("al-002", "skills", "decision")
+    sent = [r.body.get("response_format", {}).get("type") for r in llama_like.chat_requests]
+    # the probe: json_schema rejected, json_object accepted; then every call in json_object
+    assert sent[:2] == ["json_schema", "json_object"]
+    assert len(sent) >= 2 + len(CASE_IDS) and set(sent[2:]) == {"json_object"}
+    result.stdout.fnmatch_lines(["run 1 (complete) · scorer openai[[]json_object[]] · *"])
+    with store_of(project) as store:
+        run = store.get_run(1)
+    assert run.scorer == "openai[json_object]" and run.status == "complete"
+    rows = {
+        (r.case_id, r.criterion): r
+        for r in rows_of(project, 1)
+        if r.variant_key == "" and r.repeat_index == 0
+    }
+    bad = rows[("al-002", "skills")]
+    assert bad.score is None and "off the scale 1..5 (raw answer: '{" in (bad.error or "")
+    assert rows[("al-002", "experience")].score == 3
+    import json
+
+    summary = json.loads(json_path.read_text(encoding="utf-8"))
+    assert summary["identity"]["response_format"] == "json_object"
+
+
+def test_a_server_that_rejects_every_call_stops_the_run_with_one_sentence(
+    project: pytest.Pytester, llama_like: ChatServer
+) -> None:
+    write_ini(
+        project,
+        llama_like,
+        screeneval_concurrency="1",
+        screeneval_openai_stop_after_failures="2",
+        screeneval_openai_max_retries="3",
+    )
+
+    result = project.runpytest("--screeneval")
+
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    # not retried (3 retries allowed): the second request is already another case's call
+    first, second = (case_of(r.body) for r in llama_like.chat_requests[:2])
+    assert first != second
+    [line] = [ln for ln in result.stderr.lines if ln.startswith("ERROR: ")]
+    assert line.startswith("ERROR: The openai scorer stopped the run after 2 requests in a row to ")
+    assert llama_like.base_url in line and "HTTP 500" in line
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
+    with store_of(project) as store:
+        assert store.get_run(1).status == "interrupted"

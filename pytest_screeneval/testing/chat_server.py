@@ -30,6 +30,7 @@ import contextlib
 import json
 import re
 import socket
+import sys
 import threading
 import time
 from collections import deque
@@ -300,6 +301,12 @@ class _HTTPServer(ThreadingHTTPServer):
     # SYN costs a one-second retransmit: a benchmark would measure the backlog, not the client.
     request_queue_size = 256
     chat: ChatServer
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that hung up (its call cancelled or timed out) is not the server's error."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
 
 
 class _Handler(BaseHTTPRequestHandler):
