@@ -138,6 +138,9 @@ class Confirmer:
     # ------------------------------------------------------------ scoring
 
     def _next_repeat(self, case_id: str, variant_key: str) -> int:
+        next_repeat = getattr(self.scores, "next_repeat", None)
+        if callable(next_repeat):  # the scores part also knows the repeats still in flight
+            return int(next_repeat(case_id, variant_key))
         used = [r for (c, v, r) in self.scores.results if c == case_id and v == variant_key]
         return max(used, default=-1) + 1
 
@@ -154,8 +157,9 @@ class Confirmer:
             )
         if not jobs:
             return 0
-        if self.score_texts is not None:  # the session's runner: concurrent, stored, counted
-            return len(self.score_texts(jobs))
+        score_texts = self.score_texts or getattr(self.scores, "score_texts", None)
+        if callable(score_texts):  # the session's runner: concurrent, stored, counted
+            return len(score_texts(jobs))
         scores = self.scores
         assert scores.scorer is not None
         results = run_jobs(
