@@ -7,9 +7,15 @@ the baseline, and keeps only what it computes once: the rationale checks of each
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pytest_screeneval.evidence.rationale.flags import rationale_flags
+from pytest_screeneval.evidence.rationale.protected import (
+    ProtectedLexicon,
+    builtin_protected_terms,
+    load_protected_terms,
+)
 from pytest_screeneval.evidence.verdicts import (
     CriterionEvidence,
     Tolerances,
@@ -26,7 +32,16 @@ if TYPE_CHECKING:
     from pytest_screeneval.session.scores import Scores
     from pytest_screeneval.settings.options import Settings
 
-__all__ = ["Judge"]
+__all__ = ["Judge", "protected_terms"]
+
+
+def protected_terms(settings: Settings, rootdir: Path) -> ProtectedLexicon:
+    """The run's protected terms: the built-in list, with or replaced by the project's file
+    (ini ``screeneval_protected_terms``, relative to the rootdir); a bad file is one sentence."""
+    if not settings.protected_terms:
+        return builtin_protected_terms()
+    path = rootdir / settings.protected_terms
+    return load_protected_terms(path, shown_as=settings.protected_terms)
 
 
 class Judge:
@@ -40,8 +55,10 @@ class Judge:
         scores: Scores,
         baseline: Baseline,
         requested_model: Callable[[], str],
+        terms: ProtectedLexicon | None = None,
     ) -> None:
         self.rubric = rubric
+        self.terms = terms or builtin_protected_terms()
         self.settings = settings
         self.cases = cases
         self.scores = scores
@@ -81,7 +98,12 @@ class Judge:
             else:
                 flags = tuple(
                     rationale_flags(
-                        case.input_text, criterion, score.score, score.rationale, key[3]
+                        case.input_text,
+                        criterion,
+                        score.score,
+                        score.rationale,
+                        key[3],
+                        protected_terms=self.terms,
                     )
                 )
                 self._flags[key] = flags
