@@ -27,9 +27,11 @@ from pytest_screeneval.errors import ScreenevalError
 from pytest_screeneval.golden.model import Case, GoldenSet, Rubric, Variants
 from pytest_screeneval.scoring.protocol import Scorer, prepare_scorer
 from pytest_screeneval.scoring.runner import JobResult, load_scorer_factory
+from pytest_screeneval.session.confirmation import Confirmer
 from pytest_screeneval.session.fairness import Fairness
 from pytest_screeneval.session.golden_cases import GoldenCases
 from pytest_screeneval.session.judge import Judge, protected_terms
+from pytest_screeneval.session.noise_summary import ItemOutcome, judge_against_noise
 from pytest_screeneval.session.run import Baseline, RunLog
 from pytest_screeneval.session.scores import ORIGINAL, ItemNeed, Scores
 from pytest_screeneval.session.summary import RunSummary, summarize
@@ -80,6 +82,8 @@ class ScreenevalSession:
         self.warnings: list[str] = []
         self.summary: RunSummary | None = None
         self.golden_only = False
+        # what confirmation concluded per item, gathered from the items' reports by the plugin
+        self.item_outcomes: list[ItemOutcome] = []
         self.acceptance_error: str | None = None
         self.start_error: str | None = None
 
@@ -104,8 +108,14 @@ class ScreenevalSession:
         self.judge = Judge(
             rubric, self.settings, cases, self.scores, self.baseline, self._requested_model, terms
         )
+        self.confirmer = Confirmer(self.settings, rubric, self.scores, cases)
         self.fairness = Fairness(
-            self.settings, cases, self.golden.variants, self.scores, self.score_text
+            self.settings,
+            cases,
+            self.golden.variants,
+            self.scores,
+            self.score_text,
+            self.confirmer,
         )
 
     @property
@@ -203,6 +213,7 @@ class ScreenevalSession:
     ) -> None:
         """Sync the golden set, open a run and score every input the selected items need."""
         self.needs = list(needs)
+        self.confirmer.plan(self._planned_calls(self.needs))
         self.begin_run(selection, cases_selected=len({need.case_id for need in needs}))
         self.score_needs(self.needs, progress)
 
@@ -237,6 +248,13 @@ class ScreenevalSession:
         """Score one extra text (a perturbation) through the run's cache, and record it."""
         return self.scores.score_text(case, variant, text)
 
+    def _planned_calls(self, needs: Sequence[ItemNeed]) -> int:
+        """Calls the selection plans before confirmation: its texts and perturbation examples."""
+        examples = sum(
+            self.settings.perturbation_examples for n in needs if n.kind == "perturbation"
+        )
+        return len(self.scores.jobs_for(needs)) + examples
+
     def flush(self, force: bool = False) -> None:
         self.run.flush(force)
 
@@ -249,6 +267,7 @@ class ScreenevalSession:
     def attach_run(self, run_id: int, needs: Sequence[ItemNeed]) -> None:
         """A worker writes its rows into the run the controller opened."""
         self.run.attach(run_id)
+        self.confirmer.plan(self._planned_calls(needs))
         self.worker_needs = {}
         for need in needs:
             self.worker_needs.setdefault(need.case_id, []).append(need)
@@ -331,11 +350,24 @@ class ScreenevalSession:
             warnings=self.warnings,
             duration_s=time.monotonic() - self.started,
         )
+        if not self.confirmer.noise().measured:
+            self.confirmer.probe()  # every run shows its scorer's noise, measured
+        judge_against_noise(
+            self.summary,
+            counterfactual_rows=self.fairness.counterfactual_gaps,
+            perturbation_rows=self.fairness.perturbation_shifts,
+            confirmer=self.confirmer,
+            settings=self.settings,
+            outcomes=self.item_outcomes,
+        )
         return self.summary
 
     def session_failed(self) -> bool:
         """A failed gate, or an acceptance that was asked for and refused."""
-        failed_gates = self.summary is not None and any(g.failed for g in self.summary.gates)
+        failed_gates = self.summary is not None and any(
+            g.failed or (g.status == "INCONCLUSIVE" and self.settings.inconclusive == "fail")
+            for g in self.summary.gates
+        )
         return failed_gates or self.acceptance_error is not None
 
     def accept_run(self, *, by: str, note: str, force: bool) -> None:
