@@ -11,7 +11,7 @@ import contextlib
 import gc
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +30,8 @@ from pytest_screeneval.session.acceptance import verdict_document
 from pytest_screeneval.settings.options import OPTIONS, OptionSpec, SettingError, settings_from
 
 if TYPE_CHECKING:
+    from _pytest._code.code import TerminalRepr, TracebackStyle
+
     from pytest_screeneval.evidence.verdicts import Verdict
     from pytest_screeneval.golden.model import Case
     from pytest_screeneval.session.core import ItemNeed, ScreenevalSession
@@ -129,17 +131,18 @@ def session_of(config: pytest.Config) -> ScreenevalSession | None:
     return config.stash.get(SESSION_KEY, None)
 
 
-def _option_getter(config: pytest.Config) -> Any:
+def _option_getter(config: pytest.Config) -> Callable[[OptionSpec | str], object | None]:
     specs = _all_specs()
 
     def get(spec: OptionSpec | str) -> object | None:
         if isinstance(spec, str):
             spec = specs[spec]
         if spec.flag:
-            value = config.getoption(spec.name, default=None)
+            value: object = config.getoption(spec.name, default=None)
             if value is not None:
                 return value
-        return config.getini(spec.name)
+        ini: object = config.getini(spec.name)
+        return ini
 
     return get
 
@@ -253,11 +256,13 @@ def pytest_collection_modifyitems(
     # The store's active cases have no files: they hang under one virtual collector.
     source = StoreCases.from_parent(session, name="screeneval-db", nodeid="screeneval-db")
     for node in source.collect():
-        items.extend(node.collect())  # type: ignore[attr-defined]
+        items.extend(node.collect())
 
 
 class ScreenevalCollector(pytest.Collector):
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:
+    def repr_failure(
+        self, excinfo: pytest.ExceptionInfo[BaseException], style: TracebackStyle | None = None
+    ) -> str | TerminalRepr:
         if isinstance(excinfo.value, ScreenevalError):
             return str(excinfo.value)
         return super().repr_failure(excinfo)
@@ -273,14 +278,16 @@ class CaseFile(pytest.File, ScreenevalCollector):
         if case.retired_at is None:
             yield CaseNode.from_parent(self, name=case.id, case=case)
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:
-        return ScreenevalCollector.repr_failure(self, excinfo)
+    def repr_failure(
+        self, excinfo: pytest.ExceptionInfo[BaseException], style: TracebackStyle | None = None
+    ) -> str | TerminalRepr:
+        return ScreenevalCollector.repr_failure(self, excinfo, style)
 
 
 class StoreCases(ScreenevalCollector):
     """The golden set read from the store (``screeneval_source = db``)."""
 
-    def collect(self) -> Iterator[pytest.Collector]:
+    def collect(self) -> Iterator[CaseNode]:
         screeneval = session_of(self.config)
         assert screeneval is not None
         for case in sorted(screeneval.cases.values(), key=lambda c: (c.label, c.id)):

@@ -54,7 +54,7 @@ class ScreenevalSession:
         scorer_override: Callable[[Rubric], Scorer | None] | None = None,
         reuse: bool = False,
         notes: str = "",
-        option_getter: Callable[[object], object | None] | None = None,
+        option_getter: Callable[[str], object | None] | None = None,
     ) -> None:
         self.settings = settings
         self.rootdir = rootdir
