@@ -7,6 +7,7 @@ and asserts one plain outcome and that no score row already in the store is lost
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -427,7 +428,10 @@ def test_a_run_stopped_by_x_is_partial_says_what_is_missing_and_is_not_accepted(
     scores["al-001"]["skills"] = 1  # the first item fails
     set_scores(project, scores)
     accept = ("--screeneval-accept", "--screeneval-accepted-by", "Ada Quill")
-    result = project.runpytest("--screeneval", "--screeneval-db", store_url, "-x", *accept)
+    artefacts = ("--screeneval-json", "run.json", "--junitxml", "junit.xml")
+    result = project.runpytest(
+        "--screeneval", "--screeneval-db", store_url, "-x", *accept, *artefacts
+    )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(
         [
@@ -445,6 +449,14 @@ def test_a_run_stopped_by_x_is_partial_says_what_is_missing_and_is_not_accepted(
         assert store.baseline() is None
         assert "did not run" in store.get_run(1).verdict["missing"]
         assert store.verify_chain().ok
+        head = store.chain_head()
+    # the chain head in every artefact, to keep outside the database
+    document = json.loads((project.path / "run.json").read_text())
+    assert document["status"] == "partial" and "did not run" in document["missing"]
+    assert document["chain_head"] == {"seq": head.seq, "hash": head.hash, "key_id": None}
+    junit = (project.path / "junit.xml").read_text()
+    assert f'name="screeneval.chain_head" value="{head.seq}:{head.hash}"' in junit
+    assert 'name="screeneval.status" value="partial"' in junit
 
 
 NOTE_SCORING_PID = """
@@ -501,13 +513,15 @@ def test_a_killed_xdist_worker_leaves_a_partial_run_with_every_case_whole(
     flags = ("--screeneval-db", store_url, "-n", "2", "--screeneval-concurrency", "1", *accept)
     with child(project, *flags, name="killed") as run:
         deadline = time.monotonic() + 3 * WAIT_S  # workers on a busy PostgreSQL start slowly
+        noted = ""
         while time.monotonic() < deadline and (
-            sum(rows_by_case_safe(store_url).values()) < 3 or not scoring.exists()
+            sum(rows_by_case_safe(store_url).values()) < 3 or not noted.isdigit()
         ):
             time.sleep(0.05)
+            noted = scoring.read_text() if scoring.exists() else ""  # may be half written
         # the worker scoring right now: it is inside an item, which is what crashes
-        assert scoring.exists(), run.output
-        victim = int(scoring.read_text())
+        assert noted.isdigit(), run.output
+        victim = int(noted)
         assert victim in children_of(run.pid), run.output
         os.kill(victim, signal.SIGKILL)
         code = run.wait(timeout=3 * WAIT_S)

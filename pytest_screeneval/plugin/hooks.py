@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import os
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -25,6 +26,7 @@ from pytest_screeneval.plugin.xdist import (
     ControllerPlugin,
     is_controller,
     is_worker,
+    upcoming_cases,
 )
 from pytest_screeneval.session.acceptance import verdict_document
 from pytest_screeneval.settings.options import OPTIONS, OptionSpec, SettingError, settings_from
@@ -40,6 +42,7 @@ if TYPE_CHECKING:
 __all__ = ["SESSION_KEY"]
 
 SESSION_KEY = pytest.StashKey["ScreenevalSession"]()
+PROGRESS_KEY = pytest.StashKey["_Progress"]()
 COMPLETENESS_KEY = pytest.StashKey[Completeness]()
 PERTURBATION_KINDS = ("reformat", "ocr-noise", "reorder-sections")
 
@@ -201,7 +204,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(completeness, "screeneval-completeness")
     # Registered before pytest's own plugins register theirs, so it runs after their cleanups
     # (which collect garbage several times over everything the session kept): see the freezes.
-    config.add_cleanup(gc.unfreeze)
+    config.add_cleanup(_unfreeze_when_nested)
     if is_controller(config):
         # the workers collect and score; the controller owns the run row and the verdict
         session.load_all_cases()
@@ -214,6 +217,15 @@ def pytest_configure(config: pytest.Config) -> None:
         # `pytest --screeneval` with no paths runs the golden set, not the project's unit tests.
         config.args = [str(session.cases_dir if settings.source == "yaml" else config.rootpath)]
         session.golden_only = True
+
+
+def _unfreeze_when_nested() -> None:
+    """Give frozen objects back to the collector only when this pytest runs inside another
+    (pytester, in process), which lives on and would otherwise keep them. A top-level run
+    leaves them frozen: the interpreter's final collection then skips them and exit takes
+    milliseconds instead of a walk over every item, case and result (issue 11, item 4)."""
+    if os.environ.get("PYTEST_CURRENT_TEST"):
+        gc.unfreeze()
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -370,7 +382,12 @@ class ScreenevalItem(pytest.Item):
     def runtest(self) -> None:
         screeneval = session_of(self.config)
         assert screeneval is not None
-        screeneval.ensure_scored(self.case.id)
+        try:
+            screeneval.ensure_scored(self.case.id)
+        except ScreenevalError as exc:
+            if screeneval.runner_error() is not None:
+                self.session.shouldstop = str(exc)  # the run stops with this sentence
+            raise
         screeneval.ran_needs.append(self.need)
         verdict: Verdict
         if self.kind == "criterion":
@@ -424,11 +441,14 @@ def pytest_runtestloop(session: pytest.Session) -> Iterator[None]:
         # the controller opened the run; this worker scores each case when it gets it
         run_id = session.config.workerinput[RUN_ID_KEY]  # type: ignore[attr-defined]
         screeneval.attach_run(run_id, [item.need for item in items])
+        screeneval.upcoming = upcoming_cases(session)
         workers = int(session.config.workerinput.get("workercount", 1))  # type: ignore[attr-defined]
         screeneval.confirmer.share = 1.0 / max(1, workers)  # probe and budget: its share
         return (yield)
-    progress = _Progress(session.config.pluginmanager.get_plugin("terminalreporter"))
+    progress = _Progress(session.config.pluginmanager.get_plugin("terminalreporter"), screeneval)
+    session.config.stash[PROGRESS_KEY] = progress
     try:
+        # queues every text in item order and returns: items run as their case is scored
         screeneval.start([item.need for item in items], _selection(session.config), progress)
     except ScreenevalError as exc:
         screeneval.start_error = str(exc)
@@ -437,8 +457,26 @@ def pytest_runtestloop(session: pytest.Session) -> Iterator[None]:
     except BaseException:
         _close_interrupted(screeneval)
         raise
-    progress.done(screeneval)
-    return (yield)
+    try:
+        outcome = yield
+    except BaseException:
+        _stop_on_runner_error(screeneval)
+        raise
+    _stop_on_runner_error(screeneval)
+    return outcome
+
+
+def _stop_on_runner_error(screeneval: ScreenevalSession) -> None:
+    """A scorer that cannot work, or an async scorer blocking the loop, stops the run: the run
+    is closed interrupted and pytest exits with that one sentence."""
+    fatal = screeneval.runner_error()
+    if fatal is None:
+        return
+    screeneval.start_error = fatal
+    with contextlib.suppress(ScreenevalError):
+        screeneval.drain(stopped=True)
+    _close_interrupted(screeneval)
+    raise pytest.UsageError(fatal) from None
 
 
 def _close_interrupted(screeneval: ScreenevalSession) -> None:
@@ -449,25 +487,32 @@ def _close_interrupted(screeneval: ScreenevalSession) -> None:
 
 
 class _Progress:
-    """A progress line while scoring, at most twice a second, on long runs only."""
+    """A progress line while an item waits for scoring (at most every 2 s, on runs of 20 texts
+    or more), and once at the end: texts scored of those queued, calls in flight, items done."""
 
-    def __init__(self, reporter: Any) -> None:
+    def __init__(self, reporter: Any, screeneval: ScreenevalSession) -> None:
         self.reporter = reporter
-        self.last = 0.0
+        self.screeneval = screeneval
+        self.last = time.monotonic()
         self.started = time.monotonic()
 
-    def __call__(self, done: int, total: int) -> None:
+    def __call__(self, scored: int, total: int, in_flight: int, force: bool = False) -> None:
         if self.reporter is None or total < 20:
             return
         now = time.monotonic()
-        if now - self.last < 0.5 and done != total:
+        if now - self.last < 2.0 and not force:
             return
         self.last = now
+        self.reporter.ensure_newline()
         self.reporter.write_line(
-            f"screeneval: scored {done}/{total} inputs ({now - self.started:.1f} s)"
+            f"screeneval: scored {scored}/{total} inputs, {in_flight} in flight, "
+            f"{len(self.screeneval.ran_needs)} items done ({now - self.started:.1f} s)"
         )
 
     def done(self, screeneval: ScreenevalSession) -> None:
+        runner = screeneval.runner
+        if runner is not None:
+            self(runner.finished, runner.submitted, runner.in_flight, force=True)
         if self.reporter is not None and screeneval.scorer is not None:
             identity = screeneval.scorer.identity
             self.reporter.write_line(
@@ -482,6 +527,14 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     screeneval = session_of(session.config)
     if screeneval is None or screeneval.run_id is None or screeneval.start_error:
         return
+    # session gates wait for every queued text; after -x, --maxfail or Ctrl-C, scoring what
+    # will not run is cancelled and only what was answered is kept
+    stopped = bool(session.shouldfail or session.shouldstop)
+    with contextlib.suppress(ScreenevalError):
+        screeneval.drain(stopped=stopped or exitstatus == pytest.ExitCode.INTERRUPTED)
+    progress = session.config.stash.get(PROGRESS_KEY, None)
+    if progress is not None:
+        progress.done(screeneval)
     if is_worker(session.config):
         output = screeneval.worker_output()
         session.config.workeroutput[WORKER_OUTPUT_KEY] = output  # type: ignore[attr-defined]
@@ -524,7 +577,18 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if screeneval.settings.json:
         from pytest_screeneval.report.json import write_json
 
-        write_json(summary, Path(screeneval.settings.json), screeneval)
+        head = completeness.chain_head
+        write_json(
+            summary,
+            Path(screeneval.settings.json),
+            screeneval,
+            {
+                "missing": completeness.missing_now,
+                "store_error": completeness.close_error,
+                # an anchor outside the database: `screeneval verify --expect-head SEQ:HASH`
+                "chain_head": head.as_dict() if head is not None else None,
+            },
+        )
     _junit_properties(config, summary)
     gc.freeze()  # the run's reports and results too, before pytest's collections at exit
     config.hook.pytest_screeneval_run_finished(config=config, summary=summary)
@@ -568,7 +632,7 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     from pytest_screeneval.report.escape import terminal_safe
     from pytest_screeneval.report.terminal import render
 
-    for line in render(screeneval.summary, screeneval):
+    for line in render(screeneval.summary, screeneval, verbose=config.get_verbosity() > 0):
         # case ids, slices and scorer text are data: they must not drive the terminal
         terminalreporter.write_line(terminal_safe(line))
     completeness = config.stash.get(COMPLETENESS_KEY, None)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -67,9 +68,14 @@ def summary_document(
     }
 
 
-def write_json(summary: RunSummary, path: Path, session: ScreenevalSession | None = None) -> None:
+def write_json(
+    summary: RunSummary,
+    path: Path,
+    session: ScreenevalSession | None = None,
+    extra: Mapping[str, Any] | None = None,
+) -> None:
+    """Write the summary document; ``extra`` adds what only the run's close knows (what a
+    partial run is missing, the audit chain's head after the run)."""
+    document = summary_document(summary, session) | dict(extra or {})
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(
-        json.dumps(summary_document(summary, session), indent=2, default=str) + "\n",
-        encoding="utf-8",
-    )
+    path.write_text(json.dumps(document, indent=2, default=str) + "\n", encoding="utf-8")
