@@ -48,6 +48,13 @@ def _cell(value: object) -> str:
     return str(value)
 
 
+def _versus(values: object) -> str:
+    """The values a gap is between, "a vs b" (the summary keeps them as a JSON list)."""
+    if isinstance(values, list | tuple):
+        return " vs ".join(str(value) for value in values)
+    return _cell(values)
+
+
 def _alpha(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
@@ -196,7 +203,7 @@ def render(summary: RunSummary, session: ScreenevalSession | None = None) -> lis
                     v["mean_gap"],
                     v["worst_gap"],
                     v["worst_case"],
-                    " vs ".join(v["worst_values"]),
+                    _versus(v["worst_values"]),
                 ]
                 for a, v in summary.counterfactual.items()
             ],
