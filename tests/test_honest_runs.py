@@ -4,6 +4,7 @@ items, exact impact ratios, colliding slice names)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -191,3 +192,28 @@ def test_control_characters_in_a_rationale_are_shown_escaped(pytester: pytest.Py
     output = result.stdout.str()
     assert "\x1b" not in output and "\r" not in output
     assert "she is young.\\x1b[2K\\rcases/beta/be-002.yaml::be-002::skills PASSED" in output
+
+
+# --------------------------------------------------------------------------------------------
+# 4. The chain head in the audit report
+# --------------------------------------------------------------------------------------------
+
+
+def test_the_audit_report_carries_the_chain_head(
+    pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_project(pytester)
+    set_scores(pytester, expected_scores())
+    url = f"sqlite:///{(pytester.path / 'store.db').as_posix()}"
+    assert pytester.runpytest("--screeneval", "--screeneval-db", url, "-k", "beta").ret == 0
+    out = pytester.path / "audit.json"
+    page = pytester.path / "audit.html"
+    report = ["report", "1", "--json", str(out), "--html", str(page)]
+    assert cli(capsys, "--db", url, *report)[0] == 0
+    with Store.open(url) as store:
+        head = store.chain_head()
+        golden_seq = store.get_run(1).golden_seq
+    chain = json.loads(out.read_text())["audit_chain"]
+    assert chain == {"head": head.as_dict(), "run_golden_seq": golden_seq}
+    assert golden_seq == 1
+    assert f"screeneval verify --expect-head {head.seq}:{head.hash}" in page.read_text()

@@ -103,6 +103,12 @@ def build_audit(
         },
         "scope": _scope(rows, table, scored, judged, golden, run),
         "acceptance": _acceptance(store, run, baseline),
+        # the audit chain's head as this report was made: kept with the report, it anchors the
+        # store (`screeneval verify --expect-head SEQ:HASH`)
+        "audit_chain": {
+            "head": store.chain_head().as_dict(),
+            "run_golden_seq": run.golden_seq,
+        },
         "agreement": _agreement(judged, rubric, table, baseline_table, tolerance, slice_min_n),
         "movement": _movement(store, rubric, run, baseline, table, baseline_table),
         "counterfactual": _counterfactual(rows, rubric, max_gap),

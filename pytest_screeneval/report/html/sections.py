@@ -153,6 +153,25 @@ def acceptance(doc: Doc) -> str:
         ),
         f'<p class="note">The current baseline of this rubric is '
         f"{text(f'run {current}' if current else 'none')}.</p>",
+        _chain_note(doc),
+    )
+
+
+def _chain_note(doc: Doc) -> str:
+    """The audit chain's head as the report was made, to keep outside the store."""
+    chain = doc.get("audit_chain")
+    if not chain:
+        return ""
+    head = chain["head"]
+    golden = chain.get("run_golden_seq")
+    scored = (
+        f" The run was scored against the golden set at chain entry {golden}." if golden else ""
+    )
+    return (
+        f'<p class="note">Audit chain head when this report was made: entry {text(head["seq"])} '
+        f"<code>{text(head['hash'])}</code>.{text(scored)} Keep it outside the store; "
+        f"<code>screeneval verify --expect-head {text(head['seq'])}:{text(head['hash'])}</code> "
+        "then fails if the chain was truncated, wiped or re-written.</p>"
     )
 
 
