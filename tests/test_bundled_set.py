@@ -43,8 +43,8 @@ def test_keyword_scorer_passes_against_its_own_accepted_baseline(bundled: pytest
     second.stdout.fnmatch_lines(
         [
             "baseline: run 1 * accepted by Ada Quill on *",
-            "Movements against run 1: 0",
             "gates: 0 failed",
+            "Movements against run 1: 0",
         ]
     )
     document = summary(bundled, "second.json")

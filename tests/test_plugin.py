@@ -62,11 +62,11 @@ def test_first_run_passes_records_a_run_and_prints_the_summary(
             "*screeneval*",
             "run 1 (complete) * scorer table * model table-v1*",
             "baseline: none accepted yet*",
-            "Agreement by criterion*",
-            "Agreement by slice*",
             "Gates",
             "*protected-attribute-flags*PASS*",
             "gates: 0 failed",
+            "Agreement by criterion*",
+            "Agreement by slice*",
         ]
     )
     with store_of(project) as store:
@@ -108,8 +108,8 @@ def test_same_scores_against_accepted_baseline_exit_zero(
     result.stdout.fnmatch_lines(
         [
             "baseline: run 1 * accepted by Ada Quill on *",
-            "Movements against run 1: 0",
             "*moved-share*0.0*<= 10*PASS*",
+            "Movements against run 1: 0",
         ]
     )
 
@@ -356,8 +356,8 @@ def test_crossing_fails_the_decision_until_reviewed(
         [
             "*be-001 · decision (advance at 50)*",
             "*FAILED     the decision crossed advance → hold against the baseline*",
-            "Crossings (decision flips): 1",
             "*unreviewed-crossings*1.0*<= 0*FAIL*",
+            "Crossings (decision flips): 1",
         ]
     )
     assert result.ret == 1

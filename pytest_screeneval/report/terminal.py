@@ -2,17 +2,31 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from pytest_screeneval.evidence.gates import GateResult
     from pytest_screeneval.evidence.metrics import CriterionAgreement, Movement, SliceAgreement
     from pytest_screeneval.session.core import ScreenevalSession
     from pytest_screeneval.session.summary import RunSummary
 
-__all__ = ["agreement_table", "movement_table", "render", "slice_table", "table"]
+__all__ = [
+    "agreement_table",
+    "gate_lines",
+    "movement_lines",
+    "movement_table",
+    "render",
+    "selected_agreement",
+    "slice_lines",
+    "slice_table",
+    "table",
+]
 
 MOVEMENTS_SHOWN = 10
+# small slices collapsed into one line are named up to this many
+SMALL_SLICES_NAMED = 8
 
 
 def table(
@@ -130,7 +144,85 @@ def identity_lines(summary: RunSummary) -> list[str]:
     return lines
 
 
-def render(summary: RunSummary, session: ScreenevalSession | None = None) -> list[str]:
+def gate_lines(gates: Sequence[GateResult]) -> list[str]:
+    """The gate table and its one-line tally, whatever status strings the gates carry."""
+    lines = table(
+        ["gate", "value", "limit", "n", "status", "detail"],
+        [[g.name, g.value, g.limit, g.n, g.status, g.detail] for g in gates],
+    )
+    failed = [g.name for g in gates if g.failed]
+    others = Counter(g.status for g in gates if not g.failed and g.status != "PASS")
+    tally = f"gates: {len(failed)} failed" + (f" ({', '.join(failed)})" if failed else "")
+    for status, count in sorted(others.items()):
+        tally += f", {count} {status}"
+    return [*lines, tally]
+
+
+def selected_agreement(rows: Sequence[CriterionAgreement]) -> list[CriterionAgreement]:
+    """The criteria this run scored: with ``-k`` picking some, the others have no cases and
+    would otherwise sort first as the worst at 0.0%."""
+    return [r for r in rows if r.cases > 0]
+
+
+def slice_lines(rows: Sequence[SliceAgreement], min_n: int, verbose: bool) -> list[str]:
+    """Gated slices in a table; the small ones in one line unless ``verbose`` (pytest -v)."""
+    shown = list(rows) if verbose else [s for s in rows if s.cases >= min_n]
+    small = [s for s in rows if s.cases < min_n]
+    if verbose:
+        title = f"Agreement by slice (worst first; slices under n={min_n} shown, not gated)"
+    else:
+        title = f"Agreement by slice (worst first; n >= {min_n}, gated)"
+    lines = ["", title]
+    if shown:
+        lines += slice_table(shown, min_n)
+    if small and not verbose:
+        names = ", ".join(s.slice for s in small[:SMALL_SLICES_NAMED])
+        more = (
+            f" and {len(small) - SMALL_SLICES_NAMED} more"
+            if len(small) > SMALL_SLICES_NAMED
+            else ""
+        )
+        lines.append(
+            f"  {len(small)} slices under n={min_n} not gated and not shown "
+            f"({names}{more}); -v shows them"
+        )
+    return lines
+
+
+def movement_lines(summary: RunSummary) -> list[str]:
+    """Movements against the baseline, then the crossings and how to review them."""
+    if summary.baseline is None:
+        return []
+    lines = ["", f"Movements against run {summary.baseline.run_id}: {len(summary.movements)}"]
+    if summary.movements:
+        lines += movement_table(summary.movements[:MOVEMENTS_SHOWN])
+        if len(summary.movements) > MOVEMENTS_SHOWN:
+            lines.append(f"  ... and {len(summary.movements) - MOVEMENTS_SHOWN} more")
+    lines.append(f"Crossings (decision flips): {len(summary.crossings)}")
+    if summary.crossings:
+        lines += table(
+            ["case", "before", "after", "reviewed by"],
+            [
+                [
+                    c.case_id,
+                    f"{c.before_overall:.1f} {c.before}",
+                    f"{c.after_overall:.1f} {c.after}",
+                    summary.reviewed_crossings.get(c.case_id, "NOT REVIEWED"),
+                ]
+                for c in summary.crossings
+            ],
+        )
+        if any(c.case_id not in summary.reviewed_crossings for c in summary.crossings):
+            lines.append(
+                f"  review one: screeneval review {summary.run_id} CASE --by NAME --note TEXT"
+            )
+    return lines
+
+
+def render(
+    summary: RunSummary, session: ScreenevalSession | None = None, *, verbose: bool = False
+) -> list[str]:
+    """The summary, verdict first: gates, then movements and crossings, then the detail."""
     lines = ["", "=" * 30 + " screeneval " + "=" * 30]
     lines += identity_lines(summary)
     sel = summary.selection
@@ -147,33 +239,40 @@ def render(summary: RunSummary, session: ScreenevalSession | None = None) -> lis
     for warning in summary.warnings:
         lines.append(f"warning: {warning}")
 
-    lines += ["", "Agreement by criterion (worst first; contested items counted apart)"]
-    lines += agreement_table(summary.agreement)
+    lines += ["", "Gates"]
+    lines += gate_lines(summary.gates)
+    if summary.accepted:
+        acc = summary.accepted
+        forced = " (forced)" if acc.get("forced") else ""
+        lines.append(
+            f"accepted: run {summary.run_id} is the new baseline{forced}, accepted by "
+            f"{acc['accepted_by']} at {acc['accepted_at']}"
+        )
+    if session is not None and session.acceptance_error:
+        lines.append(f"not accepted: {session.acceptance_error}")
+    lines += movement_lines(summary)
+
+    agreement = selected_agreement(summary.agreement)
+    unselected = len(summary.agreement) - len(agreement)
     lines += [
         "",
-        f"Agreement by slice (worst first; slices under n={summary.slice_min_n} shown, not gated)",
+        "Agreement by criterion (worst first; contested items counted apart"
+        + (
+            f"; {unselected} {'criterion' if unselected == 1 else 'criteria'} not selected"
+            if unselected
+            else ""
+        )
+        + ")",
     ]
-    lines += slice_table(summary.slices, summary.slice_min_n)
-    if summary.baseline is not None:
-        lines += ["", f"Movements against run {summary.baseline.run_id}: {len(summary.movements)}"]
-        if summary.movements:
-            lines += movement_table(summary.movements[:MOVEMENTS_SHOWN])
-            if len(summary.movements) > MOVEMENTS_SHOWN:
-                lines.append(f"  ... and {len(summary.movements) - MOVEMENTS_SHOWN} more")
-        lines.append(f"Crossings (decision flips): {len(summary.crossings)}")
-        if summary.crossings:
-            lines += table(
-                ["case", "before", "after", "reviewed by"],
-                [
-                    [
-                        c.case_id,
-                        f"{c.before_overall:.1f} {c.before}",
-                        f"{c.after_overall:.1f} {c.after}",
-                        summary.reviewed_crossings.get(c.case_id, "NOT REVIEWED"),
-                    ]
-                    for c in summary.crossings
-                ],
-            )
+    lines += agreement_table(agreement)
+    lines += slice_lines(summary.slices, summary.slice_min_n, verbose)
+    lines += _detail_lines(summary)
+    return lines
+
+
+def _detail_lines(summary: RunSummary) -> list[str]:
+    """Rater agreement, counterfactual gaps, perturbation shifts, self-consistency, noise."""
+    lines: list[str] = []
     if any(r.n_units for r in summary.rater_agreement.values()):
         lines += [
             "",
@@ -229,20 +328,4 @@ def render(summary: RunSummary, session: ScreenevalSession | None = None) -> lis
     from pytest_screeneval.report.noise import noise_lines
 
     lines += noise_lines(summary)
-    lines += ["", "Gates"]
-    lines += table(
-        ["gate", "value", "limit", "n", "status", "detail"],
-        [[g.name, g.value, g.limit, g.n, g.status, g.detail] for g in summary.gates],
-    )
-    failed = [g.name for g in summary.gates if g.failed]
-    lines.append(f"gates: {len(failed)} failed" + (f" ({', '.join(failed)})" if failed else ""))
-    if summary.accepted:
-        acc = summary.accepted
-        forced = " (forced)" if acc.get("forced") else ""
-        lines.append(
-            f"accepted: run {summary.run_id} is the new baseline{forced}, accepted by "
-            f"{acc['accepted_by']} at {acc['accepted_at']}"
-        )
-    if session is not None and session.acceptance_error:
-        lines.append(f"not accepted: {session.acceptance_error}")
     return lines
