@@ -185,7 +185,9 @@ def decision_verdict(
     baseline: BaselineInfo | None,
     baseline_overall: float | None,
     review: ReviewInfo | None,
+    run_id: int | None = None,
 ) -> Verdict:
+    """The decision item's verdict; ``run_id`` goes into the review command it suggests."""
     reasons: list[str] = []
     notes: list[str] = []
     lines = [f"{case.id} · decision (advance at {rubric.advance_at:g})"]
@@ -210,7 +212,7 @@ def decision_verdict(
             else:
                 reasons.append(
                     f"the decision crossed {crossing} against the baseline; a person must review "
-                    f"it (screeneval review RUN {case.id} --by NAME --note TEXT)"
+                    f"it (screeneval review {run_id or 'RUN'} {case.id} --by NAME --note TEXT)"
                 )
     for reason in reasons:
         lines.append(f"  FAILED     {reason}")

@@ -144,5 +144,12 @@ class Judge:
             if a != b:
                 review = self.baseline.review(case_id, "decision", b, a)
         return decision_verdict(
-            case, self.rubric, overall, missing, self.baseline.info, baseline_overall, review
+            case,
+            self.rubric,
+            overall,
+            missing,
+            self.baseline.info,
+            baseline_overall,
+            review,
+            run_id=self.scores.run.run_id,
         )
