@@ -217,3 +217,36 @@ def test_the_audit_report_carries_the_chain_head(
     assert chain == {"head": head.as_dict(), "run_golden_seq": golden_seq}
     assert golden_seq == 1
     assert f"screeneval verify --expect-head {head.seq}:{head.hash}" in page.read_text()
+
+
+# --------------------------------------------------------------------------------------------
+# 8. The API key the scorer knows is redacted from everything stored and printed
+# --------------------------------------------------------------------------------------------
+
+KEY = "sk-synthetic-TEST-0123456789abcdef"
+
+
+def test_an_echoed_api_key_is_stored_and_printed_redacted(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # issue 14, 8: a key echoed in an error body was stored verbatim in 4,005 rows, in JUnit and
+    # on the terminal, and could no longer be removed without breaking verify
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    write_project(pytester)
+    scores = expected_scores()
+    scores["be-001"]["skills"] = 1  # fails, so its rationale is printed
+    echo = f"Incorrect API key provided: {KEY}. The resume says nothing."
+    set_scores(pytester, scores, rationales={"be-001": {"skills": echo}})
+    url = f"sqlite:///{(pytester.path / 'store.db').as_posix()}"
+    result = pytester.runpytest(
+        "--screeneval", "--screeneval-db", url, "-k", "be-001", "--junitxml", "junit.xml"
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    output = result.stdout.str()
+    assert "Incorrect API key provided: [redacted]." in output
+    assert KEY not in output
+    assert KEY not in (pytester.path / "junit.xml").read_text()
+    with Store.open(url) as store:
+        rows = store.scores(1)
+        assert rows and not any(KEY in (r.rationale + (r.error or "")) for r in rows)
+        assert store.verify_chain().ok

@@ -7,15 +7,17 @@ variant identical to the original shares its answer), and hands every result to 
 
 from __future__ import annotations
 
+import concurrent.futures
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from pytest_screeneval.golden.model import sha256_text
 from pytest_screeneval.probes.counterfactual import case_variants, variant_key
 from pytest_screeneval.scoring.protocol import CriterionScore
-from pytest_screeneval.scoring.runner import JobResult, ScoringJob, run_jobs
+from pytest_screeneval.scoring.redact import Redactor, scorer_secrets
+from pytest_screeneval.scoring.runner import JobResult, Runner, ScoringJob
 
 if TYPE_CHECKING:
     from pytest_screeneval.golden.model import Case, Rubric, Variants
@@ -24,9 +26,29 @@ if TYPE_CHECKING:
     from pytest_screeneval.settings.options import Settings
     from pytest_screeneval.store.database import ScoreRow
 
-__all__ = ["ORIGINAL", "ItemNeed", "Scores"]
+__all__ = ["ORIGINAL", "ItemNeed", "ScoreRequest", "Scores"]
 
 ORIGINAL = ""
+
+
+@dataclass(frozen=True)
+class ScoreRequest:
+    """One text to score for ``score_texts``; ``fresh`` asks for a re-score, not the cache."""
+
+    case_id: str
+    variant_key: str
+    text: str
+    fresh: bool = False
+
+
+@dataclass
+class _Entry:
+    """One queued call and the jobs that share its answer."""
+
+    job: ScoringJob
+    future: concurrent.futures.Future[JobResult]
+    twins: list[ScoringJob] = field(default_factory=list)
+    recorded: bool = False
 
 
 @dataclass(frozen=True)
@@ -57,11 +79,17 @@ class Scores:
         self.variants = variants
         self.warn = warn
         self.scorer: Scorer | None = None
+        self._redactor: Redactor | None = None  # built from the scorer at its first result
+        self.runner: Runner | None = None
+        self.progress: Callable[[int, int, int], None] | None = None  # scored, total, in flight
         self.results: dict[tuple[str, str, int], JobResult] = {}
         self.cache: dict[tuple[str, int], JobResult] = {}
         self.calls = 0
         self.served_models: set[str] = set()
-        self._twins: dict[tuple[str, int], list[ScoringJob]] = defaultdict(list)
+        self._entries: list[_Entry] = []
+        self._by_text: dict[tuple[str, int], _Entry] = {}
+        self._by_case: dict[str, list[_Entry]] = defaultdict(list)
+        self._reserved: dict[tuple[str, str], int] = {}
 
     # ---------------------------------------------------------------- the plan
 
@@ -85,18 +113,6 @@ class Scores:
                         case.id, key, 0, variant.input_text, variant.input_sha256
                     )
         return list(jobs.values())
-
-    def _dedupe(self, jobs: list[ScoringJob]) -> list[ScoringJob]:
-        """Identical texts (a variant equal to the original) are scored once per repeat."""
-        unique: dict[tuple[str, int], ScoringJob] = {}
-        self._twins = defaultdict(list)
-        for job in jobs:
-            key = (job.input_sha256, job.repeat_index)
-            if key in unique:
-                self._twins[key].append(job)
-            else:
-                unique[key] = job
-        return list(unique.values())
 
     def _reuse(self, jobs: Sequence[ScoringJob]) -> dict[tuple[str, str, int], JobResult]:
         assert self.scorer is not None
@@ -137,45 +153,130 @@ class Scores:
 
     # ---------------------------------------------------------------- scoring
 
-    def score_needs(
+    def start(
         self,
+        runner: Runner,
         needs: Sequence[ItemNeed],
         *,
         reuse: bool,
-        progress: Callable[[int, int], None] | None = None,
+        after_case: Callable[[str, Sequence[ItemNeed]], None] | None = None,
     ) -> None:
-        """Score every distinct input these items need, with bounded concurrency."""
-        assert self.scorer is not None
+        """Queue every distinct input these items need, in the order the items will run.
+
+        Returns at once: the runner scores in the background, ``settle(case_id)`` waits for one
+        case. Reused answers are recorded now; identical texts are queued once. ``after_case``
+        runs once a case's texts are queued (the session draws its perturbation examples).
+        """
+        self.runner = runner
         jobs = self.jobs_for(needs)
         reused = self._reuse(jobs) if reuse else {}
         for result in reused.values():
-            self._record(result)
-        todo = [
-            job for job in jobs if (job.case_id, job.variant_key, job.repeat_index) not in reused
-        ]
-        unique = self._dedupe(todo)
-        done = [0]
+            self._record(result, ())
+        needs_of: dict[str, list[ItemNeed]] = defaultdict(list)
+        for need in needs:
+            needs_of[need.case_id].append(need)
+        current: str | None = None
+        for job in jobs:
+            if job.case_id != current:
+                if current is not None and after_case is not None:
+                    after_case(current, needs_of[current])
+                current = job.case_id
+            if (job.case_id, job.variant_key, job.repeat_index) not in reused:
+                self._queue(job)
+        if current is not None and after_case is not None:
+            after_case(current, needs_of[current])
 
-        def on_result(result: JobResult) -> None:
-            self.calls += 1
-            self._record(result)
-            done[0] += 1
-            if progress is not None:
-                progress(done[0], len(unique))
+    def _queue(self, job: ScoringJob) -> _Entry:
+        """One call per distinct (text, repeat); a later identical text rides along as a twin."""
+        key = (job.input_sha256, job.repeat_index)
+        entry = self._by_text.get(key)
+        if entry is not None:
+            entry.twins.append(job)
+        else:
+            assert self.runner is not None
+            entry = _Entry(job, self.runner.submit(job))
+            self._by_text[key] = entry
+            self._entries.append(entry)
+        self._by_case[job.case_id].append(entry)
+        return entry
 
-        run_jobs(
-            self.scorer,
-            self.rubric,
-            unique,
-            concurrency=self.settings.concurrency,
-            timeout=self.settings.timeout,
-            on_result=on_result,
-        )
+    def add_text(self, case: Case, variant: str, text: str) -> None:
+        """Queue one extra text (a drawn perturbation example) unless it is already queued."""
+        sha = sha256_text(text)
+        if (sha, 0) in self.cache or (sha, 0) in self._by_text:
+            return
+        self._queue(ScoringJob(case.id, variant, 0, text, sha))
+
+    def _settle(self, entries: Sequence[_Entry], *, answered_only: bool = False) -> None:
+        assert self.runner is not None
+        todo = [e for e in entries if not e.recorded]
+        if answered_only:  # after a stop: what came back, without waiting or raising
+            results = [e.future.result() for e in todo]
+        else:
+            results = self.runner.wait([e.future for e in todo], on_tick=self._tick)
+        for entry, result in zip(todo, results, strict=True):
+            if not entry.recorded:
+                entry.recorded = True
+                self.calls += 1
+                self._record(result, entry.twins)
+        self.run.flush()
+
+    def _tick(self) -> None:
+        if self.progress is not None and self.runner is not None:
+            runner = self.runner
+            self.progress(runner.finished, runner.submitted, runner.in_flight)
+
+    def settle(self, case_id: str) -> None:
+        """Wait until every text this case's items need is scored, and record it."""
+        entries = self._by_case.pop(case_id, None)
+        if entries:
+            self._settle(entries)
+
+    def settle_all(self, *, stop: bool) -> None:
+        """At the end: record everything; after a stop (-x, Ctrl-C) cancel what will not run
+        and keep only what was already answered."""
+        if self.runner is None:
+            return
+        if stop:
+            self.runner.cancel_pending()
+            done = [
+                e
+                for e in self._entries
+                if not e.recorded
+                and e.future.done()
+                and not e.future.cancelled()
+                and e.future.exception() is None
+            ]
+            self._settle(done, answered_only=True)
+        else:
+            self._settle(self._entries)
+        self._by_case.clear()
         self.run.flush(force=True)
 
-    def _record(self, result: JobResult) -> None:
+    def _redacted(self, result: JobResult) -> JobResult:
+        """The result with the scorer's secrets (its API key) out of every text it carries, so
+        no row, report or terminal line holds them (issue 14, 8)."""
+        if self._redactor is None:
+            self._redactor = Redactor(scorer_secrets(self.scorer))
+        redact = self._redactor
+        if not redact.secrets:
+            return result
+
+        def clean(score: CriterionScore) -> CriterionScore:
+            evidence = tuple(redact(quote) for quote in score.evidence)
+            return replace(score, rationale=redact(score.rationale), evidence=evidence)
+
+        return replace(
+            result,
+            scores=[clean(score) for score in result.scores],
+            errors={key: redact(reason) for key, reason in result.errors.items()},
+            raw=redact(result.raw),
+            by_criterion={key: clean(score) for key, score in result.by_criterion.items()},
+        )
+
+    def _record(self, result: JobResult, twins: Sequence[ScoringJob]) -> None:
+        result = self._redacted(result)
         job = result.job
-        twins = self._twins.get((job.input_sha256, job.repeat_index), [])
         for target in (job, *twins):
             # a twin shares the answer, not the call: its rows carry no tokens of their own
             copy = (
@@ -190,21 +291,59 @@ class Scores:
 
     def score_text(self, case: Case, variant: str, text: str) -> JobResult:
         """Score one extra text (a perturbation) through the run's cache, and record it."""
-        assert self.scorer is not None
-        sha = sha256_text(text)
-        cached = self.cache.get((sha, 0))
-        if cached is not None:
-            return cached
-        job = ScoringJob(case.id, variant, 0, text, sha)
-        [result] = run_jobs(
-            self.scorer, self.rubric, [job], concurrency=1, timeout=self.settings.timeout
-        )
-        self.calls += 1
-        self.cache[(sha, 0)] = result
-        self.results.setdefault((case.id, variant, 0), result)
-        self.run.queue(result)
-        self.run.flush()
+        [result] = self.score_texts([ScoreRequest(case.id, variant, text)])
         return result
+
+    def score_texts(self, requests: Sequence[ScoreRequest | ScoringJob]) -> list[JobResult]:
+        """Score several texts concurrently through the session's queue; results in order.
+
+        A request answered before (same text) comes from the cache unless ``fresh``; a fresh
+        request is a re-score, stored as the next free repeat of its (case, variant). A
+        ScoringJob is taken as it is (its repeat chosen by the caller), always scored.
+        """
+        assert self.runner is not None
+        waiting: list[tuple[int, _Entry]] = []
+        answers: dict[int, JobResult] = {}
+        for index, request in enumerate(requests):
+            if isinstance(request, ScoringJob):
+                job = request
+            else:
+                sha = sha256_text(request.text)
+                if not request.fresh:
+                    cached = self.cache.get((sha, 0))
+                    if cached is not None:
+                        answers[index] = cached
+                        continue
+                    queued = self._by_text.get((sha, 0))
+                    if queued is not None:
+                        waiting.append((index, queued))
+                        continue
+                    repeat = 0
+                else:
+                    repeat = self.next_repeat(request.case_id, request.variant_key)
+                job = ScoringJob(request.case_id, request.variant_key, repeat, request.text, sha)
+            self._reserve(job)
+            entry = _Entry(job, self.runner.submit(job))
+            self._entries.append(entry)
+            if job.repeat_index == 0:
+                self._by_text.setdefault((job.input_sha256, 0), entry)
+            waiting.append((index, entry))
+        self._settle([entry for _index, entry in waiting])
+        for index, entry in waiting:
+            answers[index] = (
+                self.results.get((entry.job.case_id, entry.job.variant_key, entry.job.repeat_index))
+                or self.cache[(entry.job.input_sha256, entry.job.repeat_index)]
+            )
+        return [answers[index] for index in range(len(requests))]
+
+    def next_repeat(self, case_id: str, variant_key: str) -> int:
+        """The first repeat_index no answer or queued call of (case, variant) has taken."""
+        used = [r for (c, v, r) in self.results if c == case_id and v == variant_key]
+        return max([*used, self._reserved.get((case_id, variant_key), -1)]) + 1
+
+    def _reserve(self, job: ScoringJob) -> None:
+        key = (job.case_id, job.variant_key)
+        self._reserved[key] = max(self._reserved.get(key, -1), job.repeat_index)
 
     # ---------------------------------------------------------------- reading
 
