@@ -250,3 +250,43 @@ def test_an_echoed_api_key_is_stored_and_printed_redacted(
         rows = store.scores(1)
         assert rows and not any(KEY in (r.rationale + (r.error or "")) for r in rows)
         assert store.verify_chain().ok
+
+
+# --------------------------------------------------------------------------------------------
+# 6. A wrong served model fails a case's items, and a gate checks the served model
+# --------------------------------------------------------------------------------------------
+
+SERVED_ANOTHER_MODEL = """
+
+# test_honest_runs: the provider answers with another model than the one asked for
+from pytest_screeneval.scoring.protocol import ScoreOutcome as _ScoreOutcome
+
+_asked_score = TableScorer.score
+
+
+def _served_by_another(self, text, rubric):
+    return _ScoreOutcome(scores=_asked_score(self, text, rubric), served_model="table-v0-mini")
+
+
+TableScorer.score = _served_by_another
+"""
+
+
+def test_a_wrong_served_model_fails_every_item_of_the_case_and_its_gate(
+    pytester: pytest.Pytester,
+) -> None:
+    write_project(pytester)
+    conftest = pytester.path / "conftest.py"
+    conftest.write_text(conftest.read_text() + SERVED_ANOTHER_MODEL)
+    set_scores(pytester, expected_scores())
+    result = pytester.runpytest("--screeneval", "-k", "be-001", "-rf")
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("passed", 0) == 0 and outcomes["failed"] == 6, result.stdout.str()
+    for item in ("decision", "counterfactual[name]", "counterfactual[gap]", "skills"):
+        assert f"FAILED cases/beta/be-001.yaml::be-001::{item} " in result.stdout.str(), item
+    result.stdout.fnmatch_lines(
+        [
+            "*FAILED     the scorer asked for model 'table-v1' but was served 'table-v0-mini'",
+            "*served-model * <= 0 * FAIL *asked for 'table-v1', served 'table-v0-mini'*",
+        ]
+    )

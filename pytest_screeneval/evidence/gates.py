@@ -91,6 +91,10 @@ class GateInputs:
     reviewed_moves: int = 0
     # score rows with a scorer error: left out of every gate's n, which the detail then says
     scorer_errors: int = 0
+    # scorer answers whose served model is not the model asked for, of the answers that said
+    served_mismatches: int = 0
+    served_answers: int = 0
+    served_detail: str = ""
 
 
 @dataclass(frozen=True)
@@ -214,6 +218,16 @@ def _evaluate(inputs: GateInputs, limits: GateLimits) -> list[GateResult]:
     gates.append(
         _at_most(
             "protected-attribute-flags", float(inputs.protected_flags), 0, inputs.rationale_items
+        )
+    )
+    # a run scored by another model than the one asked for is evidence about that other model
+    gates.append(
+        _at_most(
+            "served-model",
+            float(inputs.served_mismatches),
+            0,
+            inputs.served_answers,
+            inputs.served_detail or "the scorer named no served model",
         )
     )
     gates.append(

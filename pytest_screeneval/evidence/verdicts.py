@@ -20,6 +20,7 @@ __all__ = [
     "Verdict",
     "criterion_verdict",
     "decision_verdict",
+    "with_served_model_fault",
 ]
 
 PROTECTED = "protected-attribute"
@@ -225,4 +226,19 @@ def decision_verdict(
     )
     return Verdict(
         not reasons, tuple(reasons), tuple(notes), "\n".join(lines), properties, bool(missing)
+    )
+
+
+def with_served_model_fault(verdict: Verdict, mismatch: str | None) -> Verdict:
+    """The verdict failed for a wrong served model (issue 14, 6): an item judged on answers
+    from another model than the one asked for is no evidence about the model under test."""
+    if mismatch is None:
+        return verdict
+    return Verdict(
+        passed=False,
+        reasons=(*verdict.reasons, mismatch),
+        notes=verdict.notes,
+        block=f"{verdict.block}\n  FAILED     {mismatch}",
+        properties=verdict.properties,
+        scorer_fault=True,
     )

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pytest_screeneval.errors import ScreenevalError
+from pytest_screeneval.evidence.verdicts import with_served_model_fault
 from pytest_screeneval.golden.model import Case, GoldenSet, Rubric, Variants
 from pytest_screeneval.scoring.protocol import Scorer, prepare_scorer
 from pytest_screeneval.scoring.runner import JobResult, load_scorer_factory
@@ -321,13 +322,22 @@ class ScreenevalSession:
         return self.judge.criterion_verdict(case_id, criterion)
 
     def decision_verdict(self, case_id: str) -> Verdict:
-        return self.judge.decision_verdict(case_id)
+        return self._served_checked(case_id, self.judge.decision_verdict(case_id))
 
     def counterfactual_verdict(self, case_id: str, attribute: str) -> Verdict:
-        return self.fairness.counterfactual_verdict(case_id, attribute)
+        verdict = self.fairness.counterfactual_verdict(case_id, attribute)
+        return self._served_checked(case_id, verdict)
 
     def perturbation_verdict(self, case_id: str, kind: str) -> Verdict:
-        return self.fairness.perturbation_verdict(case_id, kind)
+        return self._served_checked(case_id, self.fairness.perturbation_verdict(case_id, kind))
+
+    def _served_checked(self, case_id: str, verdict: Verdict) -> Verdict:
+        """Fail a case's decision, counterfactual and perturbation items when the answer for
+        its text came from another model than the one asked for (one server serves them all,
+        so the original's answer speaks for the variants)."""
+        result = self.scores.results.get((case_id, ORIGINAL, 0))
+        mismatch = self.judge.served_model_mismatch(result) if result is not None else None
+        return with_served_model_fault(verdict, mismatch)
 
     # ---------------------------------------------------------------- finish
 

@@ -8,9 +8,9 @@ module the figures the reports print.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pytest_screeneval.evidence.gates import GateInputs, GateLimits, GateResult, evaluate_gates
 from pytest_screeneval.evidence.metrics import (
@@ -31,6 +31,7 @@ from pytest_screeneval.evidence.reliability import RaterAgreement, rater_agreeme
 if TYPE_CHECKING:
     from pytest_screeneval.golden.model import Case, Rubric
     from pytest_screeneval.scoring.protocol import ScorerIdentity
+    from pytest_screeneval.scoring.runner import JobResult
     from pytest_screeneval.session.fairness import Fairness
     from pytest_screeneval.session.judge import Judge
     from pytest_screeneval.session.run import Baseline
@@ -72,6 +73,22 @@ class RunSummary:
     # the scorer's measured noise and what confirming cost (session/noise_summary.py)
     noise: dict[str, object] = field(default_factory=dict)
     confirmation: dict[str, object] = field(default_factory=dict)
+
+
+def _served_inputs(results: Iterable[JobResult], requested: str) -> dict[str, Any]:
+    """The served-model gate's inputs: answers served by another model than the one asked."""
+    said = [r.served_model for r in results if r.served_model and not r.cached]
+    wrong = sorted({m for m in said if m != requested})
+    detail = (
+        f"asked for {requested!r}, served {', '.join(repr(m) for m in wrong)}"
+        if wrong
+        else (f"every answer served by {requested!r}" if said else "")
+    )
+    return {
+        "served_mismatches": sum(1 for m in said if m != requested),
+        "served_answers": len(said),
+        "served_detail": detail,
+    }
 
 
 def summarize(
@@ -179,6 +196,13 @@ def summarize(
         rationale_items=rationale_items,
         unreviewed_crossings=len(flips) - len(reviewed_flips),
         crossings=len(flips),
+        scorer_errors=sum(
+            1
+            for result in scores.results.values()
+            for criterion in rubric.criterion_names
+            if result.error_for(criterion)
+        ),
+        **_served_inputs(scores.results.values(), judge.requested_model()),
     )
     limits = GateLimits(
         s.max_agreement_drop,
