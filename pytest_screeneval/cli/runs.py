@@ -7,6 +7,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from pytest_screeneval.cli.common import ORIGINAL, open_store, out, run_argument, table, when
+from pytest_screeneval.report.run_verdict import (
+    acceptance_phrase,
+    gate_status_cell,
+    replacements,
+    verdict_summary,
+)
 from pytest_screeneval.session.acceptance import accept_run, acceptance_blockers
 from pytest_screeneval.settings.validators import non_empty, positive_int
 
@@ -23,6 +29,8 @@ __all__ = [
 ]
 
 _MAX_ERRORS_SHOWN = 20
+# how far back `show` looks for the acceptance that replaced a baseline
+_RUNS_SEARCHED = 10_000
 
 
 def runs_arguments(parser: argparse.ArgumentParser) -> None:
@@ -35,19 +43,21 @@ def runs(args: argparse.Namespace) -> int:
     if not found:
         out("no runs yet")
         return 0
+    replaced = replacements(found)
     rows = [
         (
             str(run.run_id),
             run.status,
+            gate_status_cell(run.verdict),
             run.scorer,
             run.model_id,
             when(run.started_at),
             when(run.finished_at),
-            run.accepted.accepted_by if run.accepted else "-",
+            acceptance_phrase(run, replaced),
         )
         for run in found
     ]
-    header = ("id", "status", "scorer", "model", "started", "finished", "accepted by")
+    header = ("id", "status", "gates", "scorer", "model", "started", "finished", "accepted by")
     for line in table(header, rows):
         out(line)
     return 0
@@ -57,13 +67,17 @@ def show(args: argparse.Namespace) -> int:
     with open_store(args, read_only=True) as store:
         run = store.get_run(args.run_id)
         rows = store.scores(run.run_id)
-    for line in describe_run(run, rows):
+        # the acceptance that replaced this run as the baseline, if one did
+        later = store.list_runs(limit=_RUNS_SEARCHED) if run.accepted else []
+    for line in describe_run(run, rows, replacements(later).get(run.run_id)):
         out(line)
     return 0
 
 
-def describe_run(run: RunRecord, rows: Sequence[ScoreRow]) -> list[str]:
-    """The lines of ``screeneval show``: identity, status, counts, acceptance, errors."""
+def describe_run(
+    run: RunRecord, rows: Sequence[ScoreRow], replaced_by: int | None = None
+) -> list[str]:
+    """The lines of ``screeneval show``: identity, status, gates, counts, acceptance, errors."""
     served = f", served {run.served_model}" if run.served_model else ""
     lines = [
         f"run {run.run_id}: {run.status}",
@@ -77,6 +91,7 @@ def describe_run(run: RunRecord, rows: Sequence[ScoreRow]) -> list[str]:
         f"  plugin       {run.plugin_version}, commit {run.vcs_commit or '-'}",
         f"  baseline     {f'run {run.baseline_run_id}' if run.baseline_run_id else '-'}",
     ]
+    lines.append(f"  gates        {verdict_summary(run.verdict)}")
     if run.selection:
         lines.append(f"  selection    {run.selection}")
     if run.notes:
@@ -103,8 +118,26 @@ def describe_run(run: RunRecord, rows: Sequence[ScoreRow]) -> list[str]:
             f"  accepted     by {accepted.accepted_by} at {accepted.accepted_at}"
             f"{forced}{previous}{note}"
         )
+        if replaced_by is not None:
+            lines.append(f"  baseline     no longer: replaced by run {replaced_by}")
     else:
         lines.append("  accepted     no")
+    gates = (run.verdict or {}).get("gates") or []
+    if gates:
+        lines.append("gates:")
+        lines += table(
+            ("  gate", "status", "value", "limit", "n"),
+            [
+                (
+                    f"  {g.get('name')}",
+                    str(g.get("status")),
+                    "-" if g.get("value") is None else f"{g['value']:.1f}",
+                    str(g.get("limit")),
+                    str(g.get("n")),
+                )
+                for g in gates
+            ],
+        )
     if errors:
         lines.append("errors:")
         for row in errors[:_MAX_ERRORS_SHOWN]:

@@ -47,6 +47,7 @@ from pytest_screeneval.report.audit_sections import (
     provenance,
     run_identity,
 )
+from pytest_screeneval.report.run_verdict import verdict_document
 from pytest_screeneval.store import schema as t
 from pytest_screeneval.store.database import Acceptance, RunRecord, ScoreRow, Store, utc_now
 
@@ -102,6 +103,8 @@ def build_audit(
             "rates_min_share": MIN_SHARE,
         },
         "scope": _scope(rows, table, scored, judged, golden, run),
+        # the gates as the run judged them when it finished (stored, chained; not recomputed)
+        "verdict": verdict_document(run),
         "acceptance": _acceptance(store, run, baseline),
         # the audit chain's head as this report was made: kept with the report, it anchors the
         # store (`screeneval verify --expect-head SEQ:HASH`)

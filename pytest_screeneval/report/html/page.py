@@ -27,6 +27,7 @@ Doc = Mapping[str, Any]
 SECTIONS = (
     ("decides", "Who decides"),
     ("summary", "At a glance"),
+    ("gates", "Gates"),
     ("run", "The run"),
     ("acceptance", "Acceptance chain"),
     ("criteria", "Agreement by criterion"),
@@ -64,6 +65,7 @@ def render_html(document: Doc) -> str:
     body = [
         sections.decides(document),
         sections.summary(document),
+        sections.gates(document),
         sections.run(document),
         sections.acceptance(document),
         sections.criteria(document),

@@ -10,7 +10,17 @@ from typing import Any
 from pytest_screeneval.report.html.parts import Raw, facts, num, pct, section, table, text, when
 from pytest_screeneval.report.html.svg import Bar, interval_bars
 
-__all__ = ["acceptance", "criteria", "decides", "method", "movement", "run", "slices", "summary"]
+__all__ = [
+    "acceptance",
+    "criteria",
+    "decides",
+    "gates",
+    "method",
+    "movement",
+    "run",
+    "slices",
+    "summary",
+]
 
 Doc = Mapping[str, Any]
 
@@ -42,8 +52,10 @@ def summary(doc: Doc) -> str:
     unreviewed = [c for c in mov["crossings"] if c["review"] is None]
     worst_gap = max(gaps, key=lambda g: g["worst_gap"], default=None)
     worst_shift = max(shifts, key=lambda k: k["worst_shift"], default=None)
+    verdict = doc.get("verdict") or {"summary": "no gate verdict recorded", "failed": []}
     pairs = [
         ("Run", f"{run['run_id']} ({run['status']})"),
+        ("Gates", Raw(_gates_fact(verdict))),
         (
             "Accepted",
             f"by {acc['this_run']['accepted_by']} on {when(acc['this_run']['accepted_at'])}"
@@ -62,7 +74,7 @@ def summary(doc: Doc) -> str:
             "Worst gated slice",
             f"{gated[0]['slice']}: {pct(gated[0]['pct'])} within tolerance" if gated else None,
         ),
-        ("Crossings", f"{len(mov['crossings'])} ({len(unreviewed)} not reviewed)"),
+        ("Decision crossings", _crossings_fact(len(mov["crossings"]), len(unreviewed))),
         (
             "Worst counterfactual gap",
             f"{num(worst_gap['worst_gap'])} points ({worst_gap['attribute']})"
@@ -79,6 +91,47 @@ def summary(doc: Doc) -> str:
         ("Golden set changed since the run", doc["scope"]["golden_changed_since_run"]),
     ]
     return section("summary", "At a glance", "", facts(pairs))
+
+
+def _gates_fact(verdict: Doc) -> str:
+    words = text(verdict["summary"])
+    return f'<strong class="flag">{words}</strong>' if verdict["failed"] else words
+
+
+def _crossings_fact(count: int, unreviewed: int) -> str:
+    if count == 0:
+        return "none: no decision changed against the baseline"
+    if unreviewed == 0:
+        return f"{count}, all reviewed"
+    return f"{count}, {unreviewed} not yet reviewed by a person"
+
+
+def gates(doc: Doc) -> str:
+    """The gate table the run recorded when it finished, statuses as stored."""
+    verdict = doc.get("verdict") or {"recorded": False, "gates": [], "summary": ""}
+    if not verdict["recorded"]:
+        return section(
+            "gates", "Gates", "This run recorded no gate verdict (it did not finish).", ""
+        )
+    rows = [
+        (
+            g.get("name"),
+            Raw(f'<strong class="flag">{text(g.get("status"))}</strong>')
+            if g.get("status") == "FAIL"
+            else g.get("status"),
+            num(g.get("value")),
+            g.get("limit"),
+            g.get("n"),
+            g.get("detail") or None,
+        )
+        for g in verdict["gates"]
+    ]
+    return section(
+        "gates",
+        "Gates",
+        f"As the run judged itself when it finished, with its own settings: {verdict['summary']}.",
+        table(["Gate", "Status", "Value", "Limit", "n", "Detail"], rows),
+    )
 
 
 def run(doc: Doc) -> str:
