@@ -324,3 +324,19 @@ def test_a_server_that_rejects_every_format_is_named_with_each_rejection():
     assert "rejected every response format the openai scorer can ask for" in sentence
     for dialect in ("json_schema", "json_object", "prompt"):
         assert f"{dialect}: HTTP 400 (This endpoint only does embeddings.)" in sentence
+
+
+def test_a_probe_asks_for_one_token_and_does_without_when_the_limit_is_rejected():
+    def reasoning_model(body: Any) -> Reply:
+        if "max_tokens" in body:
+            message = "Unsupported parameter: 'max_tokens'; use 'max_completion_tokens' instead."
+            return Reply(status=400, error_message=message)
+        return Reply()
+
+    with ChatServer(reasoning_model) as server:
+        scorer = build(server)
+        outcome = score(scorer)
+        limits = [r.body.get("max_tokens") for r in server.chat_requests]
+    assert scorer.response_format == "json_schema" and not outcome.errors
+    assert limits == [1, None, None]  # the probe, the probe again without a limit, the call
+    assert scorer.probe_calls == 2 and scorer.probe_rejections == ()

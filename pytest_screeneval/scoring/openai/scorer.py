@@ -86,6 +86,7 @@ NOT_ABOUT_FORMAT = frozenset({401, 403, 404})
 NO_KEY = "screeneval-no-key"
 # The resume of the one probe request per dialect that ``auto`` sends before the run.
 PROBE_TEXT = "Probe: no resume. Score every criterion at the lowest level."
+PROBE_MAX_TOKENS = 1
 MAX_MESSAGE_CHARS = 300
 
 
@@ -269,10 +270,8 @@ class OpenAIScorer:
     async def _probe(self, client: AsyncOpenAI) -> str:
         rejections: list[str] = []
         for dialect in DIALECTS:
-            self.probe_calls += 1
             try:
-                probe = self._request(PROBE_TEXT, self.rubric, dialect)
-                await self._call_with_retries(client, probe)
+                await self._send_probe(client, dialect)
             except _Rejected as rejection:
                 if rejection.status in NOT_ABOUT_FORMAT:
                     raise ScorerUnavailable(
@@ -292,6 +291,24 @@ class OpenAIScorer:
             f"The endpoint {self.endpoint} rejected every response format the openai scorer "
             f"can ask for ({'; '.join(rejections)})."
         )
+
+    async def _send_probe(self, client: AsyncOpenAI, dialect: str) -> None:
+        """One request in ``dialect``, cut to one token: only its acceptance matters, and a
+        small model on a CPU would take minutes to write a whole answer."""
+        probe = self._request(PROBE_TEXT, self.rubric, dialect) | {"max_tokens": PROBE_MAX_TOKENS}
+        self.probe_calls += 1
+        try:
+            await self._call_with_retries(client, probe)
+        except _Rejected as rejection:
+            if "max_tokens" not in rejection.raw + rejection.description:
+                raise
+            # A model that takes max_completion_tokens only (OpenAI's reasoning models): the
+            # limit was rejected, not the format, so ask again without it.
+            del probe["max_tokens"]
+            if self.settings.max_tokens is not None:
+                probe["max_tokens"] = self.settings.max_tokens
+            self.probe_calls += 1
+            await self._call_with_retries(client, probe)
 
     # -- scoring ---------------------------------------------------------------------------
 
