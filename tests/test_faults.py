@@ -545,3 +545,53 @@ def rows_by_case_safe(url: str) -> dict[str, int]:
         return rows_by_case(url, 1)
     except StoreError:  # the store is not created yet
         return {}
+
+
+READ_ONLY_AT_CLOSE = """
+
+# test_faults: the store turns read-only (a full or remounted disk) just as the run closes
+import pytest as _pytest
+from sqlalchemy import event as _event
+from sqlalchemy.engine import Engine as _Engine
+
+
+@_event.listens_for(_Engine, "begin")
+def _read_only(connection):
+    if connection.dialect.name == "sqlite" and (HERE / "read_only").exists():
+        connection.connection.dbapi_connection.execute("PRAGMA query_only=ON")
+
+
+@_pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session):
+    (HERE / "read_only").write_text("from now on")
+"""
+
+
+def test_a_store_that_fails_as_the_run_closes_is_one_sentence_after_the_summary(
+    project: pytest.Pytester,
+) -> None:
+    # issue 14, 7: a store error while the run closed was a raw traceback with no summary
+    conftest = project.path / "conftest.py"
+    plain = conftest.read_text()
+    conftest.write_text(plain + READ_ONLY_AT_CLOSE)
+    set_scores(project, expected_scores())
+    with child(project, name="closing") as run:
+        code = run.wait()
+    output = run.output
+    assert code == pytest.ExitCode.USAGE_ERROR, output
+    assert_no_traceback(output)
+    assert "=== screeneval ===" in output.replace("=" * 10, "===")
+    assert "gates: 0 failed" in output
+    assert (
+        f"ERROR: The store {db_file(project)} is read-only (attempt to write a readonly "
+        "database); it cannot record runs."
+    ) in output
+    # every item that passed had its rows stored before it passed; the run stays 'running'
+    # until the next session marks it interrupted, nothing lost
+    assert run_status(db_file(project), 1) == "running"
+    assert len({row for row in stored_rows(db_file(project), 1) if row[2] == 0}) == FULL_RUN_ROWS
+    (project.path / "read_only").unlink()
+    conftest.write_text(plain)  # the disk is writable again
+    assert project.runpytest("--screeneval", "-k", "beta").ret == 0
+    assert run_status(db_file(project), 1) == "interrupted"
+    assert screeneval(["--db", db_url(project), "verify"]) == 0

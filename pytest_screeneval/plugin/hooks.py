@@ -388,6 +388,14 @@ class ScreenevalItem(pytest.Item):
             if screeneval.runner_error() is not None:
                 self.session.shouldstop = str(exc)  # the run stops with this sentence
             raise
+        try:
+            # the rows this item is judged on are stored before it can pass (issue 14, 7)
+            screeneval.flush(force=True)
+        except ScreenevalError as exc:
+            completeness = self.config.stash.get(COMPLETENESS_KEY, None)
+            if completeness is not None:
+                completeness.write_errors.append(f"score rows could not be stored ({exc})")
+            raise
         screeneval.ran_needs.append(self.need)
         verdict: Verdict
         if self.kind == "criterion":
