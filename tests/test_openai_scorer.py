@@ -326,6 +326,25 @@ def test_an_answer_cut_off_at_the_token_limit_is_an_error(server, scorer_for):
     assert error.raw == '{"experience": {"sco'
 
 
+def test_criteria_written_out_before_the_token_limit_keep_their_scores(server, scorer_for):
+    whole = '{"experience": {"score": 4, "rationale": "Five years.", "evidence": [], '
+    whole += '"confidence": 0.8}, "skills": {"score": 9, "rationale": "x", "evidence": [], '
+    whole += '"confidence": null}, "communication": {"score": 3, "rati'
+    server.enqueue(Reply(content=whole, finish_reason="length"))
+
+    outcome = score(scorer_for())
+
+    assert [(s.criterion, s.score, s.confidence) for s in outcome.scores] == [
+        ("experience", 4, 0.8)
+    ]
+    assert "score for skills is 9, off the scale" in outcome.errors["skills"]
+    assert f"(raw answer: {whole!r})" in outcome.errors["skills"]  # the first failed criterion
+    assert outcome.errors["communication"].startswith(
+        "the answer was cut off at the token limit before criterion communication was complete"
+    )
+    assert outcome.errors["communication"].endswith("(the raw answer is on the row of skills)")
+
+
 def test_a_200_that_is_not_a_chat_completion_is_an_error_with_the_page(server, scorer_for):
     server.enqueue(Reply(raw_body=b"<html>Sign in to the proxy</html>"))
     error = score_error(scorer_for(max_retries=2))

@@ -33,8 +33,10 @@ __all__ = [
     "DIALECTS",
     "SCHEMA_NAME",
     "ParsedAnswer",
+    "complete_entries",
     "extract_json_object",
     "parse_answer",
+    "parse_cut_off_answer",
     "response_format",
     "response_schema",
     "schema_instruction",
@@ -174,6 +176,59 @@ def parse_answer(content: str, rubric: Rubric) -> ParsedAnswer:
             continue
         faults: list[str] = []
         score = _criterion(name, answer[name], rubric, faults)
+        if score is None:
+            problems[name] = "the answer is invalid: " + "; ".join(faults)
+        else:
+            scores.append(score)
+    return ParsedAnswer(tuple(scores), problems)
+
+
+def complete_entries(content: str) -> dict[str, Any]:
+    """The top-level entries of a JSON object that were written out in full before the text
+    ends (an answer cut off at the token limit): ``{"a": {...}, "b": {"sco`` gives ``a``."""
+    decoder = json.JSONDecoder()
+    start = content.find("{")
+    entries: dict[str, Any] = {}
+    if start < 0:
+        return entries
+    index = start + 1
+    while True:
+        index = _skip_space(content, index)
+        try:
+            key, index = decoder.raw_decode(content, index)
+            index = _skip_space(content, index)
+            if not isinstance(key, str) or content[index : index + 1] != ":":
+                return entries
+            value, index = decoder.raw_decode(content, _skip_space(content, index + 1))
+        except ValueError:
+            return entries
+        entries[key] = value
+        index = _skip_space(content, index)
+        if content[index : index + 1] != ",":
+            return entries
+        index += 1
+
+
+def _skip_space(text: str, index: int) -> int:
+    while index < len(text) and text[index] in " \t\r\n":
+        index += 1
+    return index
+
+
+def parse_cut_off_answer(content: str, rubric: Rubric) -> ParsedAnswer:
+    """An answer cut off at the token limit: the criteria written out in full before the cut
+    keep their scores (each still checked), the rest fail as cut off."""
+    entries = complete_entries(content)
+    scores: list[CriterionScore] = []
+    problems: dict[str, str] = {}
+    for name in rubric.criterion_names:
+        if name not in entries:
+            problems[name] = (
+                f"the answer was cut off at the token limit before criterion {name} was complete"
+            )
+            continue
+        faults: list[str] = []
+        score = _criterion(name, entries[name], rubric, faults)
         if score is None:
             problems[name] = "the answer is invalid: " + "; ".join(faults)
         else:

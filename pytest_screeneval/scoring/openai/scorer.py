@@ -40,6 +40,7 @@ from pytest_screeneval.golden.model import Rubric
 from pytest_screeneval.scoring.openai.answer import (
     DIALECTS,
     parse_answer,
+    parse_cut_off_answer,
     response_format,
     schema_instruction,
 )
@@ -472,16 +473,20 @@ class OpenAIScorer:
         if getattr(message, "refusal", None):
             raise failed(f"the model refused: {message.refusal}", str(message.refusal))
         content = message.content or ""
-        if choice.finish_reason == "length":
-            raise failed("the answer was cut off at the token limit", content)
         if choice.finish_reason == "content_filter":
             raise failed("the endpoint's content filter stopped the answer", content)
         if not content.strip():
             raise failed("the model returned an empty answer", content)
-        try:
-            parsed = parse_answer(content, rubric)
-        except ScorerError as error:
-            raise failed(error.reason, error.raw) from None
+        if choice.finish_reason == "length":
+            # The criteria written out in full before the cut are still answers.
+            parsed = parse_cut_off_answer(content, rubric)
+            if not parsed.scores:
+                raise failed("the answer was cut off at the token limit", content)
+        else:
+            try:
+                parsed = parse_answer(content, rubric)
+            except ScorerError as error:
+                raise failed(error.reason, error.raw) from None
         return ScoreOutcome(
             scores=parsed.scores,
             attempts=attempts,
