@@ -176,6 +176,7 @@ def test_runs_table_and_show(store_url: str, capsys: pytest.CaptureFixture[str])
     assert lines[0].split() == [
         "id",
         "status",
+        "gates",
         "scorer",
         "model",
         "started",
@@ -183,7 +184,7 @@ def test_runs_table_and_show(store_url: str, capsys: pytest.CaptureFixture[str])
         "accepted",
         "by",
     ]
-    assert lines[1].split()[:4] == [str(second), "interrupted", "keyword", "keyword-v1"]
+    assert lines[1].split()[:5] == [str(second), "interrupted", "none", "keyword", "keyword-v1"]
     assert lines[2].split()[:2] == [str(first), "complete"]
     assert lines[2].endswith("Priya Venkat") and lines[1].endswith("-")
 

@@ -58,6 +58,8 @@ def gate_status_cell(verdict: Mapping[str, Any] | None) -> str:
     """A short cell for the runs table: ``FAIL 2``, ``PASS``, ``INCONCLUSIVE 1``, or ``-``."""
     if verdict is None:
         return "-"
+    if not _gates(verdict):
+        return "none"
     failed = len(failed_gates(verdict))
     if failed:
         return f"{FAIL} {failed}"
