@@ -547,51 +547,65 @@ def rows_by_case_safe(url: str) -> dict[str, int]:
         return {}
 
 
-READ_ONLY_AT_CLOSE = """
+STORE_FAILS_AT_CLOSE = """
 
-# test_faults: the store turns read-only (a full or remounted disk) just as the run closes
+# test_faults: the store fails (its disk fills, or turns read-only) just as the run closes
 import pytest as _pytest
 from sqlalchemy import event as _event
 from sqlalchemy.engine import Engine as _Engine
 
 
 @_event.listens_for(_Engine, "begin")
-def _read_only(connection):
-    if connection.dialect.name == "sqlite" and (HERE / "read_only").exists():
-        connection.connection.dbapi_connection.execute("PRAGMA query_only=ON")
+def _failing_store(connection):
+    fault = HERE / "store_fault"
+    if connection.dialect.name != "sqlite" or not fault.exists():
+        return
+    raw = connection.connection.dbapi_connection
+    if fault.read_text() == "read-only":
+        raw.execute("PRAGMA query_only=ON")
+    else:  # full: the file may not grow by one page
+        pages = raw.execute("PRAGMA page_count").fetchone()[0]
+        raw.execute(f"PRAGMA max_page_count={pages}")
 
 
 @_pytest.hookimpl(tryfirst=True)
 def pytest_sessionfinish(session):
-    (HERE / "read_only").write_text("from now on")
+    (HERE / "store_fault").write_text((HERE / "fault_kind").read_text())
 """
+FAULT_SENTENCES = {
+    "read-only": "is read-only (attempt to write a readonly database); it cannot record runs.",
+    "full": "is out of space (database or disk is full); free some space and run again, "
+    "nothing already committed is lost.",
+}
 
 
+@pytest.mark.parametrize("fault", sorted(FAULT_SENTENCES))
 def test_a_store_that_fails_as_the_run_closes_is_one_sentence_after_the_summary(
-    project: pytest.Pytester,
+    project: pytest.Pytester, fault: str
 ) -> None:
-    # issue 14, 7: a store error while the run closed was a raw traceback with no summary
+    # issue 14, 7: a store error while the run closed (disk full, read-only) was a raw
+    # traceback with no summary
     conftest = project.path / "conftest.py"
     plain = conftest.read_text()
-    conftest.write_text(plain + READ_ONLY_AT_CLOSE)
+    conftest.write_text(plain + STORE_FAILS_AT_CLOSE)
+    (project.path / "fault_kind").write_text(fault)
     set_scores(project, expected_scores())
-    with child(project, name="closing") as run:
+    # a long note: the run's chain entry, written at the close, needs new pages
+    note = ("Screening model upgrade, see ticket. " * 3000).strip()
+    with child(project, "--screeneval-notes", note, name="closing") as run:
         code = run.wait()
     output = run.output
     assert code == pytest.ExitCode.USAGE_ERROR, output
     assert_no_traceback(output)
     assert "=== screeneval ===" in output.replace("=" * 10, "===")
     assert "gates: 0 failed" in output
-    assert (
-        f"ERROR: The store {db_file(project)} is read-only (attempt to write a readonly "
-        "database); it cannot record runs."
-    ) in output
+    assert f"ERROR: The store {db_file(project)} {FAULT_SENTENCES[fault]}" in output
     # every item that passed had its rows stored before it passed; the run stays 'running'
     # until the next session marks it interrupted, nothing lost
     assert run_status(db_file(project), 1) == "running"
     assert len({row for row in stored_rows(db_file(project), 1) if row[2] == 0}) == FULL_RUN_ROWS
-    (project.path / "read_only").unlink()
-    conftest.write_text(plain)  # the disk is writable again
+    (project.path / "store_fault").unlink()
+    conftest.write_text(plain)  # the disk is usable again
     assert project.runpytest("--screeneval", "-k", "beta").ret == 0
     assert run_status(db_file(project), 1) == "interrupted"
     assert screeneval(["--db", db_url(project), "verify"]) == 0
