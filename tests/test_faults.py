@@ -609,3 +609,40 @@ def test_a_store_that_fails_as_the_run_closes_is_one_sentence_after_the_summary(
     assert project.runpytest("--screeneval", "-k", "beta").ret == 0
     assert run_status(db_file(project), 1) == "interrupted"
     assert screeneval(["--db", db_url(project), "verify"]) == 0
+
+
+def test_concurrent_accepts_replace_only_the_baseline_they_were_judged_against(
+    project: pytest.Pytester, store_url: str
+) -> None:
+    # issue 14, 5: three concurrent --screeneval-accept runs each replaced a baseline they were
+    # never compared against
+    set_scores(project, expected_scores(), sleep={"*": 0.1})
+    accept = ("--screeneval-accept", "--screeneval-accepted-by", "Ada Quill")
+    flags = ("--screeneval-db", store_url, "-k", "beta", *accept)
+    with (
+        child(project, *flags, name="first") as first,
+        child(project, *flags, name="second") as second,
+        child(project, *flags, name="third") as third,
+    ):
+        runs = (first, second, third)
+        codes = [run.wait(timeout=3 * WAIT_S) for run in runs]
+    outputs = [run.output for run in runs]
+    for output in outputs:
+        assert_no_traceback(output)
+    with Store.open(store_url) as store:
+        records = store.list_runs()
+        assert len(records) == 3 and {r.status for r in records} == {"complete"}
+        accepted = [r for r in records if r.accepted is not None]
+        assert accepted, outputs
+        for record in accepted:  # the compare-and-swap: each replaced what it was judged against
+            assert record.accepted.previous_baseline_run_id == record.baseline_run_id
+        # runs judged against the same baseline: at most one of them became the baseline
+        judged: dict[int | None, int] = {}
+        for record in accepted:
+            judged[record.baseline_run_id] = judged.get(record.baseline_run_id, 0) + 1
+        assert set(judged.values()) == {1}, judged
+        assert store.verify_chain().ok
+    refused = [o for o in outputs if "not accepted: " in o]
+    assert len(refused) == 3 - len(accepted)
+    assert all("it was judged against" in o for o in refused), refused
+    assert codes.count(pytest.ExitCode.OK) == len(accepted)
