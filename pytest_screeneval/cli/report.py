@@ -71,10 +71,14 @@ def report(args: argparse.Namespace) -> int:
         )
     for path, write in ((args.html, write_html), (args.json, write_audit_json)):
         if path:
+            folder = Path(path).parent
+            created = not folder.exists()
             try:
                 write(document, Path(path))
             except OSError as exc:
                 raise ScreenevalError(f"Cannot write {path} ({exc.strerror}).") from None
+            if created:
+                out(f"created the folder {folder}")
             out(f"wrote the audit report of run {args.run_id} to {path}")
     return 0
 

@@ -160,8 +160,12 @@ def pytest_configure(config: pytest.Config) -> None:
         settings = settings_from(_option_getter(config))
     except SettingError as exc:
         raise pytest.UsageError(str(exc)) from None
-    if config.getoption("screeneval_accept") and not config.getoption("screeneval_accepted_by"):
-        raise pytest.UsageError("--screeneval-accept needs --screeneval-accepted-by NAME.")
+    accepted_by = config.getoption("screeneval_accepted_by")
+    if config.getoption("screeneval_accept") and not (accepted_by or "").strip():
+        # refused now, not after the whole run has been scored
+        raise pytest.UsageError(
+            "--screeneval-accept needs --screeneval-accepted-by NAME (a name, not blank)."
+        )
     if config.getoption("screeneval_force_accept") and not config.getoption(
         "screeneval_accept_note"
     ):

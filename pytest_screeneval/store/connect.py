@@ -119,7 +119,10 @@ def make_engine(
         if backend == "postgresql":
             connect_args: dict[str, Any] = {"connect_timeout": 10}
             if read_only:
-                connect_args["options"] = "-c default_transaction_read_only=on"
+                # added to the URL's own options (a search_path, say), which this replaces
+                given = parsed.query.get("options", "")
+                given = given if isinstance(given, str) else " ".join(given)
+                connect_args["options"] = f"{given} -c default_transaction_read_only=on".strip()
             return sa.create_engine(parsed, connect_args=connect_args)
         return sa.create_engine(parsed)
     except ModuleNotFoundError as exc:

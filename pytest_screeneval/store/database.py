@@ -86,6 +86,7 @@ from pytest_screeneval.store.values import (
 )
 
 __all__ = [
+    "ALLOW_FOREIGN_ENV",
     "DEFAULT_BUSY_TIMEOUT",
     "DEFAULT_DB_FILENAME",
     "DEFAULT_STALE_HOURS",
@@ -105,6 +106,8 @@ __all__ = [
 ]
 
 SCHEMA_REVISION = t.SCHEMA_REVISION
+# Set to 1 to let the store add its tables to a database another application already uses.
+ALLOW_FOREIGN_ENV = "SCREENEVAL_DB_ALLOW_FOREIGN"
 RUN_STATUSES = ("running", "complete", "partial", "interrupted")
 FINISHED_STATUSES = ("complete", "partial", "interrupted")
 # the largest id an INTEGER column holds on both backends (SQLite raises OverflowError above it)
@@ -267,7 +270,15 @@ class Store:
         with self.engine.connect() as conn:
             revision = _read_revision(conn)
             ours = _our_tables(conn)
+            foreign = _foreign_tables(conn) if revision is None else []
         if revision is None:
+            if foreign and os.environ.get(ALLOW_FOREIGN_ENV, "").strip() not in ("1", "true"):
+                shown = ", ".join(foreign[:5]) + (" ..." if len(foreign) > 5 else "")
+                raise StoreError(
+                    f"The database {self.masked_url} already holds another application's tables "
+                    f"({shown}); point the store at a database of its own, or set "
+                    f"{ALLOW_FOREIGN_ENV}=1 to add the screeneval tables beside them."
+                )
             if ours:
                 raise StoreError(
                     f"The store at {self.masked_url} has screeneval tables but no schema "
@@ -1096,6 +1107,12 @@ def _read_revision(conn: Connection) -> str | None:
     if not sa.inspect(conn).has_table(t.ALEMBIC_VERSION_TABLE):
         return None
     return conn.execute(sa.select(t.alembic_version.c.version_num)).scalar() or "(none)"
+
+
+def _foreign_tables(conn: Connection) -> list[str]:
+    """Tables that are neither ours nor Alembic's: another application's database."""
+    names = set(sa.inspect(conn).get_table_names())
+    return sorted(names - set(t.metadata.tables) - {"alembic_version"})
 
 
 def _our_tables(conn: Connection) -> list[str]:
