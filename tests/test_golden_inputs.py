@@ -10,11 +10,15 @@ from pathlib import Path
 
 import pytest
 from golden_factory import make_case, make_golden
+from plugin_project import write_project
 
+from pytest_screeneval.cli.main import main
 from pytest_screeneval.errors import GoldenSetError
 from pytest_screeneval.golden import pii
 from pytest_screeneval.golden.load import SizeLimits, load_golden_set
 from pytest_screeneval.golden.write import write_golden_set
+
+pytest_plugins = ["pytester"]
 
 
 @pytest.fixture
@@ -160,3 +164,29 @@ def test_set_at_must_be_an_iso_date(folder: Path, bad: str) -> None:
     edit(folder / "career-changer" / "cc-001.yaml", "set_at: 2024-03-01", f"set_at: '{bad}'")
     message = refusal(folder)
     assert "must be an ISO date such as 2024-03-01" in message and repr(bad) in message
+
+
+# ---- item 12: the limits are ini options, for pytest and for `screeneval cases import` -------
+
+
+def test_pytest_applies_the_ini_size_limit(pytester: pytest.Pytester) -> None:
+    write_project(pytester)
+    ini = pytester.path / "tox.ini"
+    ini.write_text(ini.read_text().rstrip("\n") + "\nscreeneval_max_input_chars = 60\n")
+    result = pytester.runpytest("--screeneval")
+    assert result.ret != 0
+    assert "more than the 60 allowed (ini screeneval_max_input_chars)" in result.stdout.str()
+    assert "Traceback" not in result.stdout.str()
+
+
+def test_cases_import_applies_the_ini_size_limit(
+    folder: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = folder.parent
+    (root / "pytest.ini").write_text("[pytest]\nscreeneval_max_case_id_chars = 5\n")
+    monkeypatch.chdir(root)
+    code = main(["--db", f"sqlite:///{root / 'store.db'}", "cases", "import", "cases"])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "case id 'cc-001'... has 6 characters, more than the 5 allowed" in err
+    assert not (root / "store.db").exists()  # refused before the store was opened

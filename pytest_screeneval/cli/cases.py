@@ -7,6 +7,7 @@ from pathlib import Path
 
 from pytest_screeneval.cli.common import open_store, out
 from pytest_screeneval.errors import ScreenevalError
+from pytest_screeneval.golden.load import DEFAULT_LIMITS, SizeLimits
 from pytest_screeneval.settings.validators import non_empty
 
 __all__ = [
@@ -23,13 +24,34 @@ def cases_import_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("folder", metavar="DIR", help="golden set folder (rubric.yaml, cases)")
 
 
+def size_limits_from_ini() -> SizeLimits:
+    """The size limits pytest would apply: the ini's values, else the defaults."""
+    from pytest_screeneval.cli.locate import find_rootdir
+    from pytest_screeneval.settings.validators import positive_int
+
+    values = find_rootdir().values
+    try:
+        return SizeLimits(
+            positive_int(
+                values.get("screeneval_max_case_id_chars", DEFAULT_LIMITS.max_case_id_chars)
+            ),
+            positive_int(values.get("screeneval_max_input_chars", DEFAULT_LIMITS.max_input_chars)),
+        )
+    except argparse.ArgumentTypeError as exc:
+        raise ScreenevalError(f"Invalid size limit in the ini file: {exc}.") from None
+
+
 def cases_import(args: argparse.Namespace) -> int:
     from pytest_screeneval.golden.load import load_golden_set
 
     folder = Path(args.folder)
     # file names in messages as the user sees them: from here when the folder is below here
     inside = folder.resolve().is_relative_to(Path.cwd().resolve())
-    golden = load_golden_set(folder.resolve(), relative_to=Path.cwd().resolve() if inside else None)
+    golden = load_golden_set(
+        folder.resolve(),
+        relative_to=Path.cwd().resolve() if inside else None,
+        limits=size_limits_from_ini(),
+    )
     with open_store(args, create=True) as store:
         report = store.sync_golden_set(golden)
         where = store.masked_url

@@ -70,12 +70,21 @@ def _library_finder() -> Callable[[str], str | None] | None:
     return find
 
 
-_LIBRARY = _library_finder()
+# loaded on first use: importing phonenumbers takes a while, and `--help` must not wait for it
+_UNLOADED: Callable[[str], str | None] = lambda text: None  # noqa: E731
+_LIBRARY: Callable[[str], str | None] | None = _UNLOADED
+
+
+def _library() -> Callable[[str], str | None] | None:
+    global _LIBRARY
+    if _LIBRARY is _UNLOADED:
+        _LIBRARY = _library_finder()
+    return _LIBRARY
 
 
 def has_phone_library() -> bool:
     """Whether ``phonenumbers`` is installed (the screen then knows every region's formats)."""
-    return _LIBRARY is not None
+    return _library() is not None
 
 
 def find_pii(text: str) -> tuple[str, str] | None:
@@ -83,7 +92,8 @@ def find_pii(text: str) -> tuple[str, str] | None:
     email = _EMAIL.search(text)
     if email:
         return "an e-mail address", email.group(0)
-    phone = _regex_phone(text) or (_LIBRARY(text) if _LIBRARY is not None else None)
+    library = _library()
+    phone = _regex_phone(text) or (library(text) if library is not None else None)
     if phone:
         return "a phone number", phone
     return None

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from pytest_screeneval.errors import ScreenevalError
 from pytest_screeneval.evidence.verdicts import with_served_model_fault
+from pytest_screeneval.golden.load import SizeLimits
 from pytest_screeneval.golden.model import Case, GoldenSet, Rubric, Variants
 from pytest_screeneval.scoring.protocol import Scorer, prepare_scorer
 from pytest_screeneval.scoring.runner import JobResult, load_scorer_factory
@@ -67,7 +68,12 @@ class ScreenevalSession:
         self.reuse = reuse
         self.notes = notes
         self.option_getter = option_getter
-        self.golden = GoldenCases(settings.source, self.cases_dir, rootdir)
+        self.golden = GoldenCases(
+            settings.source,
+            self.cases_dir,
+            rootdir,
+            SizeLimits(settings.max_case_id_chars, settings.max_input_chars),
+        )
         self.store: Store | None = None
         self.scorer: Scorer | None = None
         self.baseline = Baseline()

@@ -10,7 +10,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pytest_screeneval.errors import GoldenSetError
-from pytest_screeneval.golden.load import load_case_file, load_rubric, load_variants
+from pytest_screeneval.golden.load import (
+    DEFAULT_LIMITS,
+    SizeLimits,
+    load_case_file,
+    load_rubric,
+    load_variants,
+)
 from pytest_screeneval.golden.model import Case, GoldenSet, Rubric, Variants
 
 if TYPE_CHECKING:
@@ -22,8 +28,15 @@ __all__ = ["GoldenCases"]
 class GoldenCases:
     """The rubric, the variants and every case read so far, by id."""
 
-    def __init__(self, source: str, cases_dir: Path, rootdir: Path) -> None:
+    def __init__(
+        self,
+        source: str,
+        cases_dir: Path,
+        rootdir: Path,
+        limits: SizeLimits = DEFAULT_LIMITS,
+    ) -> None:
         self.source = source
+        self.limits = limits
         self.cases_dir = cases_dir
         self.rootdir = rootdir
         self.rubric: Rubric
@@ -61,7 +74,7 @@ class GoldenCases:
     def load_case(self, path: Path) -> Case:
         """Load one case file, refusing a duplicate id or a changed frozen text."""
         shown = self.shown(path)
-        case = load_case_file(path, self.rubric, shown, self.variants)
+        case = load_case_file(path, self.rubric, shown, self.variants, limits=self.limits)
         first = self.case_paths.get(case.id)
         if first is not None and first != shown:
             raise GoldenSetError(

@@ -146,6 +146,18 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "screeneval_slice_min_n", "5", "Slices with fewer cases are shown, not gated.", positive_int
     ),
     OptionSpec(
+        "screeneval_max_case_id_chars",
+        "100",
+        "Longest case id the golden set may use; longer ones are refused when loading.",
+        positive_int,
+    ),
+    OptionSpec(
+        "screeneval_max_input_chars",
+        "100000",
+        "Largest input_text (characters) a case may have; larger ones are refused when loading.",
+        positive_int,
+    ),
+    OptionSpec(
         "screeneval_max_gap",
         "3",
         "Most overall points the score may move across an attribute's counterfactual values.",
@@ -218,6 +230,8 @@ class Settings:
     max_moved_share: float
     min_worst_slice: float
     slice_min_n: int
+    max_case_id_chars: int
+    max_input_chars: int
     max_gap: float
     max_perturbation_shift: float
     perturbation_examples: int
