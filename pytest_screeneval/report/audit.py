@@ -39,8 +39,9 @@ from pytest_screeneval.evidence.rates import (
     group_rates,
 )
 from pytest_screeneval.evidence.reliability import rater_agreement
-from pytest_screeneval.golden.model import Case, GoldenSet, Rubric
+from pytest_screeneval.golden.model import Case, GoldenSet, Rubric, Variants
 from pytest_screeneval.probes.counterfactual import VariantScores, summarize_gaps, variant_key
+from pytest_screeneval.report.audit_noise import noise_document
 from pytest_screeneval.report.audit_sections import (
     acceptance_entry,
     group_rates_doc,
@@ -114,8 +115,10 @@ def build_audit(
         },
         "agreement": _agreement(judged, rubric, table, baseline_table, tolerance, slice_min_n),
         "movement": _movement(store, rubric, run, baseline, table, baseline_table),
-        "counterfactual": _counterfactual(rows, rubric, max_gap),
+        "counterfactual": _counterfactual(rows, rubric, max_gap, golden.variants),
         "perturbation": _perturbation(rows, rubric, overall, max_perturbation_shift),
+        # re-scores are stored rows: the noise the run measured, as the store shows it
+        "noise": noise_document(rows, rubric, int(run.config.get("repeat", 1) or 1)),
         "raters": _raters(golden, rubric),
         "provenance": provenance(golden, _case_records(store)),
         "rates": _rates(golden, rubric, rows, scored, overall),
@@ -288,7 +291,20 @@ def _movement(
     }
 
 
-def _counterfactual(rows: Sequence[ScoreRow], rubric: Rubric, max_gap: float) -> dict[str, Any]:
+def _in_variants_order(
+    by_value: Mapping[str, VariantScores], attribute: str, variants: Variants
+) -> dict[str, VariantScores]:
+    """The values in variants.yaml order, as the session sees them: with every gap at 0 the
+    worst pair is then the same first two values the terminal summary names."""
+    spec = variants.attributes.get(attribute)
+    order = [variant_key(attribute, v.value).split("=", 1)[1] for v in spec.values] if spec else []
+    rank = {value: i for i, value in enumerate(order)}
+    return dict(sorted(by_value.items(), key=lambda kv: (rank.get(kv[0], len(rank)), kv[0])))
+
+
+def _counterfactual(
+    rows: Sequence[ScoreRow], rubric: Rubric, max_gap: float, variants: Variants
+) -> dict[str, Any]:
     by_attribute: dict[str, dict[str, dict[str, VariantScores]]] = defaultdict(
         lambda: defaultdict(dict)
     )
@@ -301,6 +317,9 @@ def _counterfactual(rows: Sequence[ScoreRow], rubric: Rubric, max_gap: float) ->
             failed[attribute] += 1
             continue
         by_attribute[attribute][case_id][key.split("=", 1)[1]] = scores
+    for attribute, by_case in by_attribute.items():
+        for case_id in by_case:
+            by_case[case_id] = _in_variants_order(by_case[case_id], attribute, variants)
     attributes = []
     for attribute, gap in sorted(summarize_gaps(by_attribute).items()):
         worst = sorted(gap.case_gaps.items(), key=lambda kv: (-kv[1], kv[0]))

@@ -142,7 +142,7 @@ def _rates_table(breakdown: Mapping[str, Any], threshold: float) -> str:
             c["selected"],
             rate(c["selection_rate"]),
             ratio(c["selection_impact_ratio"], threshold, c["excluded"]),
-            c["excluded"] or "",
+            Raw(f'<span class="reason">{text(c["excluded"])}</span>') if c["excluded"] else "",
         )
         for c in breakdown["categories"]
     ]

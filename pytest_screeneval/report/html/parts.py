@@ -105,7 +105,11 @@ def table(
         for i, h in enumerate(headers)
     )
     cap = f"<caption>{escape(caption)}</caption>" if caption else ""
-    return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    # the wrapper scrolls a wide table sideways on a phone instead of widening the whole page
+    return (
+        f'<div class="scroll"><table>{cap}<thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table></div>"
+    )
 
 
 def facts(pairs: Iterable[tuple[str, object]]) -> str:

@@ -15,8 +15,10 @@ from html import escape
 
 __all__ = ["DEFS", "Bar", "Strip", "interval_bars", "paired_bars", "strip_plot"]
 
-WIDTH = 540
-LABEL_W = 160
+WIDTH = 600
+# wide enough for the bundled set's longest slice with its count ("hospitality-background (n=3)")
+LABEL_W = 210
+LABEL_CHARS = 32
 RIGHT_PAD = 56
 ROW_H = 26
 TOP = 30
@@ -96,7 +98,7 @@ def _limit(x_value: float, maximum: float, y: float, label: str) -> list[str]:
 
 def _label(y: float, text: str) -> str:
     """A row label, cut to fit the label column; the full text is its tooltip."""
-    shown = text if len(text) <= 21 else text[:20] + "…"
+    shown = text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…"
     return (
         f'<text x="{LABEL_W - 8}" y="{y:.1f}" font-size="11.5" text-anchor="end" '
         f'fill="{INK}"><title>{escape(text)}</title>{escape(shown)}</text>'
