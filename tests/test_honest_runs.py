@@ -290,3 +290,35 @@ def test_a_wrong_served_model_fails_every_item_of_the_case_and_its_gate(
             "*served-model * <= 0 * FAIL *asked for 'table-v1', served 'table-v0-mini'*",
         ]
     )
+
+
+# --------------------------------------------------------------------------------------------
+# 3. With screeneval_source = db, an edited frozen text is refused before anything is scored
+# --------------------------------------------------------------------------------------------
+
+
+def test_an_edited_frozen_text_in_the_store_is_refused_before_scoring(
+    pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_project(pytester)
+    set_scores(pytester, expected_scores())
+    url = f"sqlite:///{(pytester.path / 'store.db').as_posix()}"
+    assert cli(capsys, "--db", url, "cases", "import", str(pytester.path / "cases"))[0] == 0
+    with Store.open(url) as store, store.engine.begin() as conn:
+        conn.exec_driver_sql(
+            "UPDATE eval_cases SET input_text = input_text || 'Led the data team.' "
+            "WHERE case_id = 'be-002'"
+        )
+    (pytester.path / "calls.log").unlink(missing_ok=True)
+    result = pytester.runpytest(
+        "--screeneval", "--screeneval-db", url, "-o", "screeneval_source=db"
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: Case be-002 in the store at * was frozen with input sha256 * but its stored "
+            "text now has sha256 *: the text was edited in the database, so it is not scored."
+        ]
+    )
+    assert not (pytester.path / "calls.log").exists()  # nothing was scored
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
