@@ -83,8 +83,11 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec(
         "screeneval_timeout",
-        "120",
-        "Seconds one scorer call may take before it is recorded as an error.",
+        # Above the openai scorer's own bound (240 s a request, 2 retries): a small model on a
+        # CPU behind a one-slot server is slow, and its calls queue (issue 13, "Slow calls").
+        "900",
+        "Seconds one scorer call may take, its own retries included, before it is recorded as "
+        "an error.",
         positive_float,
     ),
     OptionSpec(

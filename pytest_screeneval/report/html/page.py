@@ -14,6 +14,7 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
+from pytest_screeneval.report.audit_noise import noise_html
 from pytest_screeneval.report.html import evidence as evidence
 from pytest_screeneval.report.html import sections as sections
 from pytest_screeneval.report.html.parts import text, when
@@ -28,6 +29,7 @@ SECTIONS = (
     ("decides", "Who decides"),
     ("summary", "At a glance"),
     ("gates", "Gates"),
+    ("noise", "Noise of the scorer"),
     ("run", "The run"),
     ("acceptance", "Acceptance chain"),
     ("criteria", "Agreement by criterion"),
@@ -66,6 +68,7 @@ def render_html(document: Doc) -> str:
         sections.decides(document),
         sections.summary(document),
         sections.gates(document),
+        noise_html(document),
         sections.run(document),
         sections.acceptance(document),
         sections.criteria(document),
