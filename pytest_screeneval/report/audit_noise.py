@@ -42,8 +42,8 @@ def noise_document(rows: Sequence[ScoreRow], rubric: Rubric, repeats: int = 1) -
 
 def noise_html(doc: Mapping[str, Any]) -> str:
     noise = doc.get("noise")
-    if not noise:
-        return ""
+    if not noise:  # a document written before the noise was recorded
+        return section("noise", "Noise of the scorer", "Not recorded in this document.", "")
     rows = [
         (c["criterion"], c["compared"], num(100 * c["changed_share"]), num(c["mean_abs_delta"], 2))
         for c in noise["criteria"]
