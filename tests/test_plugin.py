@@ -675,7 +675,7 @@ def test_a_progress_line_counts_the_distinct_texts_scored(project: pytest.Pytest
     # 7 originals + 7 other names + 7 gap lines; "no gap" and the own name are the originals
     result.stdout.fnmatch_lines(
         [
-            "screeneval: scored 21/21 inputs (*)",
+            "screeneval: scored 21/21 inputs, 0 in flight, * items done (*)",
             "screeneval: run 1, scorer table (table-v1), 21 inputs scored in * s",
         ]
     )

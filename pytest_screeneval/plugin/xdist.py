@@ -9,6 +9,7 @@ from the store, computes the gates and prints the summary.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -16,7 +17,14 @@ import pytest
 if TYPE_CHECKING:
     from pytest_screeneval.session.core import ScreenevalSession
 
-__all__ = ["RUN_ID_KEY", "WORKER_OUTPUT_KEY", "ControllerPlugin", "is_controller", "is_worker"]
+__all__ = [
+    "RUN_ID_KEY",
+    "WORKER_OUTPUT_KEY",
+    "ControllerPlugin",
+    "is_controller",
+    "is_worker",
+    "upcoming_cases",
+]
 
 RUN_ID_KEY = "screeneval_run_id"
 WORKER_OUTPUT_KEY = "screeneval"
@@ -28,6 +36,30 @@ def is_worker(config: pytest.Config) -> bool:
 
 def is_controller(config: pytest.Config) -> bool:
     return not is_worker(config) and getattr(config.option, "dist", "no") != "no"
+
+
+def upcoming_cases(session: pytest.Session) -> Callable[[], list[str]]:
+    """On a worker: the case ids of the items already sent to it and not yet run, in order.
+
+    xdist hands a worker whole cases (one scope each) ahead of time; queueing their texts as
+    soon as the first item of any case runs keeps the worker's runner busy ahead of its items.
+    """
+    interactor = next(
+        (p for p in session.config.pluginmanager.get_plugins() if hasattr(p, "torun")), None
+    )
+
+    def upcoming() -> list[str]:
+        if interactor is None:
+            return []
+        with interactor.torun.lock() as queued:
+            indices = [i for i in queued if isinstance(i, int)]
+        nxt = getattr(interactor, "nextitem_index", None)
+        if isinstance(nxt, int):
+            indices.insert(0, nxt)
+        cases = (getattr(session.items[i], "case", None) for i in indices)
+        return list(dict.fromkeys(case.id for case in cases if case is not None))
+
+    return upcoming
 
 
 class ControllerPlugin:

@@ -9,6 +9,7 @@ them as ``attempts``.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import importlib
 import inspect
@@ -30,6 +31,8 @@ from pytest_screeneval.scoring.protocol import (
 
 __all__ = [
     "JobResult",
+    "LoopBlocked",
+    "Runner",
     "ScoringJob",
     "load_scorer_factory",
     "run_jobs",
@@ -223,30 +226,148 @@ def _ms(started: float) -> float:
     return (time.perf_counter() - started) * 1000.0
 
 
-async def _run_async(
-    scorer: Scorer,
-    rubric: Rubric,
-    jobs: Sequence[ScoringJob],
-    concurrency: int,
-    timeout: float,
-    on_result: Callable[[JobResult], None],
-) -> list[JobResult]:
-    limit = asyncio.Semaphore(concurrency)
-    results: list[JobResult] = []
+class LoopBlocked(ScreenevalError):
+    """An ``async def`` scorer held the event loop (a blocking call inside it): stop the run."""
 
-    async def guarded(job: ScoringJob) -> None:
-        async with limit:
-            result = await _score_one(scorer, job, rubric, timeout)
-        results.append(result)
-        on_result(result)
 
-    tasks = [asyncio.ensure_future(guarded(job)) for job in jobs]
-    try:
-        await asyncio.gather(*tasks)
-    finally:
-        for task in tasks:
-            task.cancel()
-    return results
+class Runner:
+    """One session's scorer calls: one event loop in a thread of its own, one bounded queue.
+
+    Every call (originals, variants, perturbation examples, repeats, confirmations, shrinking)
+    is submitted here and waits its turn for one of ``concurrency`` slots, in submission order
+    (asyncio's semaphore is first come, first served). An async scorer runs on this loop, so it
+    keeps one client (one connection pool) for the whole session; a plain ``def`` scorer runs in
+    a daemon thread while it holds a slot, so the same limit bounds both. Results are handed
+    back as futures: the caller decides when to wait, and Ctrl-C reaches it while it does.
+    """
+
+    HEARTBEAT_S = 0.05
+
+    def __init__(self, scorer: Scorer, rubric: Rubric, *, concurrency: int, timeout: float) -> None:
+        self.scorer = scorer
+        self.rubric = rubric
+        self.concurrency = max(1, concurrency)
+        self.timeout = timeout
+        self.submitted = 0
+        self.finished = 0
+        self.in_flight = 0
+        self.fatal: ScreenevalError | None = None
+        self._futures: list[concurrent.futures.Future[JobResult]] = []
+        self._beat = time.monotonic()
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._serve, name="screeneval-runner", daemon=True)
+        self._thread.start()
+        self._limit: asyncio.Semaphore = asyncio.run_coroutine_threadsafe(
+            self._make_limit(), self._loop
+        ).result()
+
+    def _serve(self) -> None:
+        asyncio.set_event_loop(self._loop)
+        self._loop.call_soon(self._heartbeat)
+        self._loop.run_forever()
+
+    def _heartbeat(self) -> None:
+        # a loop that stops beating while a call is out is held by that call (see wait)
+        self._beat = time.monotonic()
+        self._loop.call_later(self.HEARTBEAT_S, self._heartbeat)
+
+    async def _make_limit(self) -> asyncio.Semaphore:
+        return asyncio.Semaphore(self.concurrency)
+
+    async def _guarded(self, job: ScoringJob) -> JobResult:
+        async with self._limit:
+            if self.fatal is not None:
+                raise self.fatal  # the run is stopping: no call leaves after the stop
+            self.in_flight += 1
+            try:
+                return await _score_one(self.scorer, job, self.rubric, self.timeout)
+            except ScreenevalError as exc:  # ScorerUnavailable: nothing else is sent
+                self.fatal = self.fatal or exc
+                for task in asyncio.all_tasks(self._loop):
+                    if task is not asyncio.current_task():
+                        task.cancel()
+                raise
+            finally:
+                self.in_flight -= 1
+                self.finished += 1
+
+    def submit(self, job: ScoringJob) -> concurrent.futures.Future[JobResult]:
+        """Queue one call; its future holds the result (or ScorerUnavailable)."""
+        future = asyncio.run_coroutine_threadsafe(self._guarded(job), self._loop)
+        self.submitted += 1
+        self._futures.append(future)
+        return future
+
+    def wait(
+        self,
+        futures: Sequence[concurrent.futures.Future[JobResult]],
+        on_tick: Callable[[], None] | None = None,
+    ) -> list[JobResult]:
+        """The results of these calls, in order, once all are done.
+
+        Raises the scorer's ScorerUnavailable, or LoopBlocked when an async scorer holds the
+        loop past the timeout (a ``time.sleep`` inside ``async def``): the loop cannot enforce
+        a timeout it never gets control back to, so this thread does.
+        """
+        pending = {f for f in futures if not f.done()}
+        while pending:
+            _done, pending = concurrent.futures.wait(
+                pending, timeout=0.1, return_when=concurrent.futures.FIRST_COMPLETED
+            )
+            self._check_loop()
+            if on_tick is not None:
+                on_tick()
+        if self.fatal is not None:
+            raise self.fatal
+        results = []
+        for future in futures:
+            try:
+                results.append(future.result())
+            except ScreenevalError as exc:
+                self.fatal = self.fatal or exc
+                self.cancel_pending()
+                raise
+        return results
+
+    def _check_loop(self) -> None:
+        if self.fatal is not None:
+            raise self.fatal
+        held = time.monotonic() - self._beat
+        if self.in_flight and held > self.timeout + 1.0:
+            name = type(self.scorer).__name__
+            self.fatal = LoopBlocked(
+                f"The scorer {name}'s async score() held the event loop for {held:.0f} s, past "
+                f"screeneval_timeout = {self.timeout:g} s: a blocking call (time.sleep, a "
+                "synchronous client) inside async def; await it, or make score a plain def "
+                "so it runs in a thread."
+            )
+            self.cancel_pending()
+            raise self.fatal
+
+    def cancel_pending(self) -> int:
+        """Cancel every call not yet finished (-x, --maxfail, a stop); returns how many."""
+        cancelled = 0
+        for future in self._futures:
+            if not future.done() and future.cancel():
+                cancelled += 1
+        self._futures = [f for f in self._futures if not f.done()]
+        return cancelled
+
+    def close(self) -> None:
+        """Cancel what is left, close the scorer's client on its own loop, stop the thread."""
+        if self._loop.is_closed():
+            return
+        self.cancel_pending()
+        if self.fatal is None or not isinstance(self.fatal, LoopBlocked):
+            aclose = getattr(self.scorer, "aclose", None)
+            if aclose is not None and inspect.iscoroutinefunction(aclose):
+                with contextlib.suppress(Exception):
+                    asyncio.run_coroutine_threadsafe(aclose(), self._loop).result(timeout=5)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        # a loop held by a blocking scorer never stops: its thread is a daemon and stays behind
+        self._thread.join(timeout=1.0)
+        if not self._thread.is_alive():
+            self._loop.close()
 
 
 def run_jobs(
@@ -258,7 +379,18 @@ def run_jobs(
     timeout: float,
     on_result: Callable[[JobResult], None] = lambda result: None,
 ) -> list[JobResult]:
-    """Score every job with at most ``concurrency`` calls in flight; ``on_result`` sees each."""
+    """Score every job with at most ``concurrency`` calls in flight; ``on_result`` sees each.
+
+    A runner of its own for callers outside a session; a session keeps one for all its calls.
+    """
     if not jobs:
         return []
-    return asyncio.run(_run_async(scorer, rubric, jobs, concurrency, timeout, on_result))
+    runner = Runner(scorer, rubric, concurrency=concurrency, timeout=timeout)
+    try:
+        futures = [runner.submit(job) for job in jobs]
+        results = runner.wait(futures)
+    finally:
+        runner.close()
+    for result in results:
+        on_result(result)
+    return results

@@ -28,14 +28,14 @@ from pytest_screeneval.evidence.verdicts import with_served_model_fault
 from pytest_screeneval.golden.load import SizeLimits
 from pytest_screeneval.golden.model import Case, GoldenSet, Rubric, Variants
 from pytest_screeneval.scoring.protocol import Scorer, prepare_scorer
-from pytest_screeneval.scoring.runner import JobResult, load_scorer_factory
+from pytest_screeneval.scoring.runner import JobResult, Runner, ScoringJob, load_scorer_factory
 from pytest_screeneval.session.confirmation import Confirmer
 from pytest_screeneval.session.fairness import Fairness
 from pytest_screeneval.session.golden_cases import GoldenCases
 from pytest_screeneval.session.judge import Judge, protected_terms
 from pytest_screeneval.session.noise_summary import ItemOutcome, judge_against_noise
 from pytest_screeneval.session.run import Baseline, RunLog
-from pytest_screeneval.session.scores import ORIGINAL, ItemNeed, Scores
+from pytest_screeneval.session.scores import ORIGINAL, ItemNeed, ScoreRequest, Scores
 from pytest_screeneval.session.summary import RunSummary, summarize
 from pytest_screeneval.settings.options import Settings
 from pytest_screeneval.store.database import Store, default_url
@@ -93,6 +93,8 @@ class ScreenevalSession:
         self.item_outcomes: list[ItemOutcome] = []
         self.acceptance_error: str | None = None
         self.start_error: str | None = None
+        self.runner: Runner | None = None
+        self.upcoming: Callable[[], list[str]] | None = None  # an xdist worker's next cases
 
     # ---------------------------------------------------------------- set-up
 
@@ -115,7 +117,9 @@ class ScreenevalSession:
         self.judge = Judge(
             rubric, self.settings, cases, self.scores, self.baseline, self._requested_model, terms
         )
-        self.confirmer = Confirmer(self.settings, rubric, self.scores, cases)
+        self.confirmer = Confirmer(
+            self.settings, rubric, self.scores, cases, score_texts=self.score_texts
+        )
         self.fairness = Fairness(
             self.settings,
             cases,
@@ -222,7 +226,7 @@ class ScreenevalSession:
         self.needs = list(needs)
         self.confirmer.plan(self._planned_calls(self.needs))
         self.begin_run(selection, cases_selected=len({need.case_id for need in needs}))
-        self.score_needs(self.needs, progress)
+        self.stream(self.needs, progress)
 
     def begin_run(self, selection: str, cases_selected: int | None = None) -> int:
         """Sync the golden set into the store and open the run row."""
@@ -245,11 +249,69 @@ class ScreenevalSession:
             config=dict(vars(self.settings)) | {"cases_selected": cases_selected},
         )
 
-    def score_needs(
-        self, needs: Sequence[ItemNeed], progress: Callable[[int, int], None] | None = None
+    def _runner(self) -> Runner:
+        """The session's one runner: made when the first text is queued, closed with the session."""
+        if self.runner is None:
+            assert self.scorer is not None
+            self.runner = Runner(
+                self.scorer,
+                self.rubric,
+                concurrency=self.settings.concurrency,
+                timeout=self.settings.timeout,
+            )
+            self.scores.runner = self.runner
+        return self.runner
+
+    def stream(
+        self, needs: Sequence[ItemNeed], progress: Callable[..., None] | None = None
     ) -> None:
-        """Score every distinct input these items need, with bounded concurrency."""
-        self.scores.score_needs(needs, reuse=self.reuse, progress=progress)
+        """Queue every text these items need, case by case in item order, and return.
+
+        The runner scores in the background while items run; an item waits for its own case
+        only (``ensure_scored``). Perturbation examples are drawn here, before their calls.
+        """
+        self.scores.progress = progress
+        self.scores.start(self._runner(), needs, reuse=self.reuse, after_case=self._draw)
+
+    def _draw(self, case_id: str, needs: Sequence[ItemNeed]) -> None:
+        """Queue the perturbation examples this case's items will judge, drawn as they will be."""
+        from pytest_screeneval.golden.model import sha256_text
+        from pytest_screeneval.probes.draw import draw_texts
+
+        case = self.cases[case_id]
+        examples = self.settings.perturbation_examples
+        for need in needs:
+            if need.kind == "perturbation" and need.case_id == case_id:
+                for text in draw_texts(case.id, need.target, case.input_text, examples):
+                    self.scores.add_text(
+                        case, f"perturb:{need.target}:{sha256_text(text)[:12]}", text
+                    )
+
+    def score_needs(
+        self, needs: Sequence[ItemNeed], progress: Callable[..., None] | None = None
+    ) -> None:
+        """Score every distinct input these items need, and wait for all of them."""
+        self.stream(needs, progress)
+        for case_id in dict.fromkeys(n.case_id for n in needs):
+            self.scores.settle(case_id)
+
+    def score_texts(self, requests: Sequence[ScoreRequest | ScoringJob]) -> list[JobResult]:
+        """Score several texts concurrently through the session's queue; results in order.
+
+        ``ScoreRequest(case_id, variant_key, text, fresh=True)`` re-scores a text already
+        answered, stored as the next free repeat_index of (case, variant).
+        """
+        self._runner()
+        return self.scores.score_texts(requests)
+
+    def drain(self, *, stopped: bool) -> None:
+        """At the end: wait for what is queued, or after a stop cancel what will not run."""
+        self.scores.settle_all(stop=stopped)
+
+    def runner_error(self) -> str | None:
+        """The sentence that stopped the scoring (a scorer that cannot work, a blocked loop)."""
+        fatal = self.runner.fatal if self.runner is not None else None
+        return str(fatal) if fatal is not None else None
 
     def score_text(self, case: Case, variant: str, text: str) -> JobResult:
         """Score one extra text (a perturbation) through the run's cache, and record it."""
@@ -280,10 +342,18 @@ class ScreenevalSession:
             self.worker_needs.setdefault(need.case_id, []).append(need)
 
     def ensure_scored(self, case_id: str) -> None:
-        """On a worker: score a case's inputs when its first item runs (cases are not split)."""
-        pending = self.worker_needs.pop(case_id, None) if self.worker_needs else None
-        if pending:
-            self.score_needs(pending)
+        """Wait until every text of this case is scored and recorded.
+
+        On an xdist worker, cases arrive one scope at a time: the first item of a case queues
+        it, and with it every case already waiting in the worker's queue (``upcoming``), so
+        each worker streams its own cases ahead of its items.
+        """
+        if self.worker_needs:
+            for upcoming in [case_id, *(self.upcoming() if self.upcoming else [])]:
+                pending = self.worker_needs.pop(upcoming, None)
+                if pending:
+                    self.stream(pending)
+        self.scores.settle(case_id)
 
     def worker_output(self) -> dict[str, object]:
         self.run.flush(force=True)
@@ -410,5 +480,7 @@ class ScreenevalSession:
         self.run.finish(status, self.scores.served(), verdict)
 
     def close(self) -> None:
+        if self.runner is not None:
+            self.runner.close()
         if self.store is not None:
             self.store.close()

@@ -154,10 +154,8 @@ class Fairness:
         one is shrunk, by a test function that fails on a *confirmed* shift, each text's
         confirmation memoised so that a repeated call answers alike.
         """
-        from hypothesis import HealthCheck, Phase, given
-        from hypothesis import settings as hypothesis_settings
-
-        from pytest_screeneval.probes.perturb import describe, perturbations
+        from pytest_screeneval.probes.draw import search as run_search
+        from pytest_screeneval.probes.perturb import describe
 
         case = self.cases[case_id]
         base = self.scores.results.get((case_id, ORIGINAL, 0))
@@ -219,22 +217,16 @@ class Fairness:
                 raise failure(example, confirm(example))
 
         def search(judge: Callable[[Perturbation], None], shrink: bool) -> None:
-            phases = tuple(Phase) if shrink else (Phase.explicit, Phase.reuse, Phase.generate)
-
-            @hypothesis_settings(
-                max_examples=max(1, self.settings.perturbation_examples),
-                derandomize=True,
-                database=None,
-                deadline=None,
-                print_blob=False,
-                suppress_health_check=list(HealthCheck),
-                phases=phases,
+            # seeded by case and kind: the session drew these examples up front (probes/draw.py)
+            # and queued them with every other text, so this search finds them answered
+            run_search(
+                case_id,
+                kind,
+                case.input_text,
+                self.settings.perturbation_examples,
+                judge,
+                shrink=shrink,
             )
-            @given(perturbations(kind, case.input_text))
-            def check(perturbation: Perturbation) -> None:
-                judge(perturbation)
-
-            check()
 
         notes: list[str] = []
         properties: list[tuple[str, str]] = []
