@@ -567,7 +567,13 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         if exitstatus == pytest.ExitCode.INTERRUPTED
         else ("partial" if missing else "complete")
     )
-    summary = screeneval.summarize(dict(Counter(need.kind for need in screeneval.needs)), status)
+    kinds = dict(Counter(need.kind for need in screeneval.needs))
+    try:
+        summary = screeneval.summarize(kinds, status)
+    except ScreenevalError as exc:  # the summary's own re-scoring could not be stored
+        completeness.close_error = str(exc)
+        session.exitstatus = pytest.ExitCode.USAGE_ERROR
+        return
     if completeness.close_error is None:
         try:
             screeneval.finish(status, verdict_document(summary.gates, summary.crossings, missing))
@@ -639,10 +645,17 @@ def _junit_properties(config: pytest.Config, summary: RunSummary) -> None:
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
     screeneval = session_of(config)
-    if screeneval is None or screeneval.summary is None:
+    if screeneval is None:
         return
     from pytest_screeneval.report.escape import terminal_safe
     from pytest_screeneval.report.terminal import render
+
+    if screeneval.summary is None:
+        completeness = config.stash.get(COMPLETENESS_KEY, None)
+        if completeness is not None and completeness.close_error is not None:
+            error = f"ERROR: {completeness.close_error}"
+            terminalreporter.write_line(terminal_safe(error), red=True, bold=True)
+        return
 
     for line in render(screeneval.summary, screeneval, verbose=config.get_verbosity() > 0):
         # case ids, slices and scorer text are data: they must not drive the terminal
