@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from pytest_screeneval.settings.options import Settings
     from pytest_screeneval.store.database import ScoreRow
 
-__all__ = ["ORIGINAL", "ItemNeed", "ScoreRequest", "Scores"]
+__all__ = ["ORIGINAL", "ItemNeed", "ScoreRequest", "Scores", "shared_twins"]
 
 ORIGINAL = ""
 
@@ -382,6 +382,7 @@ class Scores:
     def served(self) -> set[str]:
         return self.served_models | {
             r.served_model for r in self.results.values() if r.served_model
+        self.results.update(shared_twins(self.results))
         }
 
     def table(self, variant: str = ORIGINAL, repeat: int = 0) -> dict[tuple[str, str], int | None]:
@@ -399,3 +400,26 @@ class Scores:
         if all(name in result.by_criterion for name in self.rubric.criterion_names):
             return self.rubric.overall({k: v.score for k, v in result.by_criterion.items()})
         return None
+
+
+def shared_twins(
+    results: Mapping[tuple[str, str, int], JobResult],
+) -> dict[tuple[str, str, int], JobResult]:
+    """The rows a worker wrote for an identical text it scored once, marked ``cached``.
+
+    A single process knows which answers it shared; the xdist controller only has the rows, where
+    a shared text's twins carry the same input sha256 and repeat index. The first of each
+    (text, repeat) in sorted order counts as the call, so "N identical texts shared (K attempts)"
+    reads the same with ``-n 2`` as without.
+    """
+    seen: set[tuple[str, int]] = set()
+    twins: dict[tuple[str, str, int], JobResult] = {}
+    for key in sorted(results):
+        result = results[key]
+        if result.reused_from_run is not None or result.cached:
+            continue
+        text = (result.job.input_sha256, key[2])
+        if text in seen:
+            twins[key] = replace(result, cached=True, prompt_tokens=0, completion_tokens=0)
+        seen.add(text)
+    return twins
