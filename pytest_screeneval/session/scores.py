@@ -378,11 +378,11 @@ class Scores:
                 reused_from_run=first.reused_from_run,
                 by_criterion=usable,
             )
+        self.results.update(shared_twins(self.results))
 
     def served(self) -> set[str]:
         return self.served_models | {
             r.served_model for r in self.results.values() if r.served_model
-        self.results.update(shared_twins(self.results))
         }
 
     def table(self, variant: str = ORIGINAL, repeat: int = 0) -> dict[tuple[str, str], int | None]:
