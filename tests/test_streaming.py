@@ -168,3 +168,40 @@ def _perturbation_outcomes(xml: Path) -> dict[str, str]:
         message = "passed" if failure is None else (failure.text or "")
         outcomes[f"{case.get('classname')}::{case.get('name')}"] = message
     return outcomes
+
+
+def test_the_plan_of_the_bundled_set_counts_the_calls_a_real_run_makes(tmp_path: Path) -> None:
+    """--screeneval-plan calls nothing and opens no run; the real run then makes exactly the
+    planned calls (confirmation re-scores, which depend on the answers, are counted apart)."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    db = f"sqlite:///{(tmp_path / 'store.db').as_posix()}"
+    base = [sys.executable, "-m", "pytest", "--screeneval", "--screeneval-db", db, "-q"]
+    base += ["-p", "no:cacheprovider", "-o", "screeneval_openai_price=2.5,10"]
+    planned = subprocess.run(
+        [*base, "--screeneval-plan"], cwd=root, capture_output=True, text=True, timeout=900
+    )
+    assert planned.returncode == 0, planned.stdout + planned.stderr
+    [line] = [ln for ln in planned.stdout.splitlines() if ln.endswith(" calls")]
+    calls = int(line.rsplit(" ", 2)[-2])
+    assert "cost about" in planned.stdout and "confirmation re-scores at most" in planned.stdout
+    from pytest_screeneval.store.database import Store
+
+    with Store.open(db) as store:
+        assert store.list_runs() == []  # the plan opened no run
+
+    report = tmp_path / "run.json"
+    real = subprocess.run(
+        [*base, "--screeneval-json", str(report)],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
+    assert real.returncode == 0, real.stdout[-3000:] + real.stderr
+    summary = json.loads(report.read_text())
+    made = summary["calls"]["scored"] - summary["confirmation"]["extra_calls"]
+    assert made == calls, (made, calls)
+    assert line in real.stdout  # the real run printed the same plan before its first call

@@ -29,6 +29,7 @@ from pytest_screeneval.plugin.xdist import (
     upcoming_cases,
 )
 from pytest_screeneval.session.acceptance import verdict_document
+from pytest_screeneval.session.plan import parse_price
 from pytest_screeneval.settings.options import OPTIONS, OptionSpec, SettingError, settings_from
 
 if TYPE_CHECKING:
@@ -101,6 +102,23 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--screeneval-notes", metavar="TEXT", default="", help="Notes stored on the run row."
+    )
+    group.addoption(
+        "--screeneval-plan",
+        action="store_true",
+        default=False,
+        help="Print the cost plan (texts, calls, tokens, cost) and exit without calling the "
+        "scorer or opening a run.",
+    )
+    parser.addini(
+        "screeneval_max_calls",
+        "Refuse to start a run whose plan makes more scorer calls than this (empty: no limit).",
+        default="",
+    )
+    parser.addini(
+        "screeneval_openai_price",
+        "INPUT,OUTPUT price per million tokens, for the cost plan's estimate (e.g. 2.5,10).",
+        default="",
     )
     for spec in _all_specs().values():
         parser.addini(spec.name, spec.help, default=spec.default)
@@ -460,8 +478,20 @@ def pytest_runtestloop(session: pytest.Session) -> Iterator[None]:
     progress = _Progress(session.config.pluginmanager.get_plugin("terminalreporter"), screeneval)
     session.config.stash[PROGRESS_KEY] = progress
     try:
-        # queues every text in item order and returns: items run as their case is scored
-        screeneval.start([item.need for item in items], _selection(session.config), progress)
+        # queues every text in item order, prints the plan, lets the calls go and returns:
+        # items run as their case is scored
+        config = session.config
+        screeneval.start(
+            [item.need for item in items],
+            _selection(config),
+            progress,
+            announce=progress.announce,
+            plan_only=config.getoption("screeneval_plan"),
+            max_calls=_max_calls(config),
+            price=parse_price(str(config.getini("screeneval_openai_price"))),
+        )
+        if config.getoption("screeneval_plan"):
+            del session.items[:]  # the plan only: no item runs, no run is opened
     except ScreenevalError as exc:
         screeneval.start_error = str(exc)
         _close_interrupted(screeneval)
@@ -476,6 +506,15 @@ def pytest_runtestloop(session: pytest.Session) -> Iterator[None]:
         raise
     _stop_on_runner_error(screeneval)
     return outcome
+
+
+def _max_calls(config: pytest.Config) -> int | None:
+    value = str(config.getini("screeneval_max_calls") or "").strip()
+    if not value:
+        return None
+    if not value.isdigit():
+        raise ScreenevalError(f"screeneval_max_calls = {value!r} is not a whole number of calls.")
+    return int(value)
 
 
 def _stop_on_runner_error(screeneval: ScreenevalSession) -> None:
@@ -520,6 +559,10 @@ class _Progress:
             f"screeneval: scored {scored}/{total} inputs, {in_flight} in flight, "
             f"{len(self.screeneval.ran_needs)} items done ({now - self.started:.1f} s)"
         )
+
+    def announce(self, line: str) -> None:
+        if self.reporter is not None:
+            self.reporter.write_line(line)
 
     def done(self, screeneval: ScreenevalSession) -> None:
         runner = screeneval.runner

@@ -13,6 +13,7 @@ import concurrent.futures
 import contextlib
 import importlib
 import inspect
+import math
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -128,12 +129,27 @@ def validate_scores(
             errors[item.criterion] = (
                 f"the scorer returned {score}, off the scale {rubric.scale.min}..{rubric.scale.max}"
             )
+        elif not _is_confidence(item.confidence):
+            # NaN compares false with everything: it would slip past the contested-item check
+            errors[item.criterion] = (
+                f"the scorer returned a confidence of {item.confidence!r} for "
+                f"{item.criterion!r}, not a number from 0 to 1"
+            )
         else:
             usable[item.criterion] = item
     for name in rubric.criterion_names:
         if name not in usable and name not in errors:
             errors[name] = f"the scorer returned no score for {name!r}"
     return usable, errors
+
+
+def _is_confidence(value: object) -> bool:
+    """None (not given) or a finite number from 0 to 1."""
+    if value is None:
+        return True
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    return math.isfinite(value) and 0 <= value <= 1
 
 
 async def _call(scorer: Scorer, text: str, rubric: Rubric, timeout: float) -> object:
@@ -243,7 +259,15 @@ class Runner:
 
     HEARTBEAT_S = 0.05
 
-    def __init__(self, scorer: Scorer, rubric: Rubric, *, concurrency: int, timeout: float) -> None:
+    def __init__(
+        self,
+        scorer: Scorer,
+        rubric: Rubric,
+        *,
+        concurrency: int,
+        timeout: float,
+        paused: bool = False,
+    ) -> None:
         self.scorer = scorer
         self.rubric = rubric
         self.concurrency = max(1, concurrency)
@@ -257,9 +281,11 @@ class Runner:
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._serve, name="screeneval-runner", daemon=True)
         self._thread.start()
-        self._limit: asyncio.Semaphore = asyncio.run_coroutine_threadsafe(
+        self._limit, self._go = asyncio.run_coroutine_threadsafe(
             self._make_limit(), self._loop
         ).result()
+        if not paused:
+            self.release()
 
     def _serve(self) -> None:
         asyncio.set_event_loop(self._loop)
@@ -271,10 +297,15 @@ class Runner:
         self._beat = time.monotonic()
         self._loop.call_later(self.HEARTBEAT_S, self._heartbeat)
 
-    async def _make_limit(self) -> asyncio.Semaphore:
-        return asyncio.Semaphore(self.concurrency)
+    async def _make_limit(self) -> tuple[asyncio.Semaphore, asyncio.Event]:
+        return asyncio.Semaphore(self.concurrency), asyncio.Event()
+
+    def release(self) -> None:
+        """Let the queued calls go (a paused runner holds them: the plan is printed first)."""
+        self._loop.call_soon_threadsafe(self._go.set)
 
     async def _guarded(self, job: ScoringJob) -> JobResult:
+        await self._go.wait()  # waiters wake in the order they came: submission order holds
         async with self._limit:
             if self.fatal is not None:
                 raise self.fatal  # the run is stopping: no call leaves after the stop

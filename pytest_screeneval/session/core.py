@@ -34,6 +34,7 @@ from pytest_screeneval.session.fairness import Fairness
 from pytest_screeneval.session.golden_cases import GoldenCases
 from pytest_screeneval.session.judge import Judge, protected_terms
 from pytest_screeneval.session.noise_summary import ItemOutcome, judge_against_noise
+from pytest_screeneval.session.plan import CostPlan, cost_plan
 from pytest_screeneval.session.run import Baseline, RunLog
 from pytest_screeneval.session.scores import ORIGINAL, ItemNeed, ScoreRequest, Scores
 from pytest_screeneval.session.summary import RunSummary, summarize
@@ -94,6 +95,7 @@ class ScreenevalSession:
         self.acceptance_error: str | None = None
         self.start_error: str | None = None
         self.runner: Runner | None = None
+        self.plan: CostPlan | None = None
         self.upcoming: Callable[[], list[str]] | None = None  # an xdist worker's next cases
 
     # ---------------------------------------------------------------- set-up
@@ -220,13 +222,36 @@ class ScreenevalSession:
         self,
         needs: Sequence[ItemNeed],
         selection: str,
-        progress: Callable[[int, int], None] | None = None,
-    ) -> None:
-        """Sync the golden set, open a run and score every input the selected items need."""
+        progress: Callable[..., None] | None = None,
+        *,
+        announce: Callable[[str], None] = lambda line: None,
+        plan_only: bool = False,
+        max_calls: int | None = None,
+        price: tuple[float, float] | None = None,
+    ) -> CostPlan:
+        """Queue every text the selected items need, print the plan, open the run, let the
+        calls go. Nothing is called before the plan is printed and checked; with
+        ``plan_only`` nothing is called and no run is opened."""
         self.needs = list(needs)
-        self.confirmer.plan(self._planned_calls(self.needs))
-        self.begin_run(selection, cases_selected=len({need.case_id for need in needs}))
+        runner = self._runner(paused=True)
         self.stream(self.needs, progress)
+        planned = self.scores.planned_calls()
+        self.confirmer.plan(len(planned))  # the budget: twice the calls, unless set
+        self.plan = cost_plan(
+            planned, len(self.rubric.criterion_names), price, self.confirmer.budget
+        )
+        for line in self.plan.lines(price):
+            announce(line)
+        if plan_only:
+            return self.plan
+        if max_calls is not None and self.plan.calls > max_calls:
+            raise ScreenevalError(
+                f"The run would make {self.plan.calls} scorer calls, over screeneval_max_calls "
+                f"= {max_calls}; select fewer items (-k) or raise the limit."
+            )
+        self.begin_run(selection, cases_selected=len({need.case_id for need in needs}))
+        runner.release()
+        return self.plan
 
     def begin_run(self, selection: str, cases_selected: int | None = None) -> int:
         """Sync the golden set into the store and open the run row."""
@@ -246,10 +271,12 @@ class ScreenevalSession:
             notes=self.notes,
             baseline_run_id=self.baseline.record.run_id if self.baseline.record else None,
             selection=selection,
-            config=dict(vars(self.settings)) | {"cases_selected": cases_selected},
+            config=dict(vars(self.settings))
+            | {"cases_selected": cases_selected}
+            | ({"plan": self.plan.as_dict()} if self.plan is not None else {}),
         )
 
-    def _runner(self) -> Runner:
+    def _runner(self, *, paused: bool = False) -> Runner:
         """The session's one runner: made when the first text is queued, closed with the session."""
         if self.runner is None:
             assert self.scorer is not None
@@ -258,6 +285,7 @@ class ScreenevalSession:
                 self.rubric,
                 concurrency=self.settings.concurrency,
                 timeout=self.settings.timeout,
+                paused=paused,
             )
             self.scores.runner = self.runner
         return self.runner

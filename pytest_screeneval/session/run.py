@@ -88,6 +88,7 @@ class RunLog:
         self.run_id: int | None = None
         self.finished = False
         self._pending: list[ScoreRow] = []
+        self._early: list[JobResult] = []
         self._last_flush = time.monotonic()
 
     def open(
@@ -113,6 +114,9 @@ class RunLog:
             selection=selection,
             config=dict(config) | {"python": sys.version.split()[0]},
         )
+        early, self._early = self._early, []
+        for result in early:
+            self.queue(result)
         return self.run_id
 
     def attach(self, run_id: int) -> None:
@@ -123,7 +127,9 @@ class RunLog:
         """Queue one row per criterion; the call's tokens go on the first criterion's row."""
         from pytest_screeneval.store.database import ScoreRow
 
-        assert self.run_id is not None
+        if self.run_id is None:  # reused before the run row is opened (the plan comes first)
+            self._early.append(result)
+            return
         job = result.job
         first = self.criteria[0]
         for criterion in self.criteria:

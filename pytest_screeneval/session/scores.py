@@ -200,6 +200,10 @@ class Scores:
         self._by_case[job.case_id].append(entry)
         return entry
 
+    def planned_calls(self) -> list[ScoringJob]:
+        """One job per call queued so far (identical texts share one; reused ones make none)."""
+        return [entry.job for entry in self._entries]
+
     def add_text(self, case: Case, variant: str, text: str) -> None:
         """Queue one extra text (a drawn perturbation example) unless it is already queued."""
         sha = sha256_text(text)

@@ -1,0 +1,108 @@
+"""The cost plan of a run (issue 13, item 6): what will be scored, the calls, tokens and cost.
+
+Made from the session's queue before the first call (every text is queued and every
+perturbation example drawn by then), printed, checked against ``screeneval_max_calls`` and kept
+in the run record next to the actuals. Confirmation re-scores depend on the answers, so they are
+a bound: the confirmation budget.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
+
+from pytest_screeneval.errors import ScreenevalError
+
+if TYPE_CHECKING:
+    from pytest_screeneval.scoring.runner import ScoringJob
+
+__all__ = ["TOKEN_RULE", "CostPlan", "cost_plan", "parse_price"]
+
+CHARS_PER_TOKEN = 4
+PROMPT_OVERHEAD_TOKENS = 400  # the instructions and the rubric sent with every resume
+ANSWER_TOKENS_PER_CRITERION = 60  # a score, a rationale of a sentence or two, evidence
+TOKEN_RULE = (
+    f"{CHARS_PER_TOKEN} characters a token of resume text + {PROMPT_OVERHEAD_TOKENS} for the "
+    f"prompt; {ANSWER_TOKENS_PER_CRITERION} answer tokens a criterion"
+)
+
+
+@dataclass(frozen=True)
+class CostPlan:
+    originals: int
+    variants: int
+    perturbation_examples: int
+    repeats: int
+    calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    cost: float | None  # in the price's currency, when screeneval_openai_price is set
+    confirm_bound: int | None  # re-scores confirmation may add, at most
+
+    def as_dict(self) -> dict[str, object]:
+        return asdict(self) | {"token_rule": TOKEN_RULE}
+
+    def lines(self, price: tuple[float, float] | None) -> list[str]:
+        bound = "unknown" if self.confirm_bound is None else f"at most {self.confirm_bound}"
+        cost = (
+            f"about {self.cost:.2f} at {price[0]:g} / {price[1]:g} per million tokens in / out"
+            if self.cost is not None and price is not None
+            else "not estimated (set screeneval_openai_price = INPUT,OUTPUT per million tokens)"
+        )
+        return [
+            f"screeneval plan: {self.originals} originals, {self.variants} variants, "
+            f"{self.perturbation_examples} perturbation examples, {self.repeats} repeats: "
+            f"{self.calls} calls",
+            f"screeneval plan: about {self.prompt_tokens} prompt + {self.completion_tokens} "
+            f"completion tokens ({TOKEN_RULE}); cost {cost}",
+            f"screeneval plan: confirmation re-scores {bound} (they depend on the answers)",
+        ]
+
+
+def cost_plan(
+    calls: Iterable[ScoringJob],
+    criteria: int,
+    price: tuple[float, float] | None,
+    confirm_bound: int | None,
+) -> CostPlan:
+    """The plan of these queued calls (one job a call; identical texts already shared)."""
+    originals = variants = examples = repeats = prompt = 0
+    count = 0
+    for job in calls:
+        count += 1
+        if job.variant_key == "":
+            if job.repeat_index == 0:
+                originals += 1
+            else:
+                repeats += 1
+        elif job.variant_key.startswith("perturb:"):
+            examples += 1
+        else:
+            variants += 1
+        prompt += math.ceil(len(job.text) / CHARS_PER_TOKEN) + PROMPT_OVERHEAD_TOKENS
+    completion = count * criteria * ANSWER_TOKENS_PER_CRITERION
+    cost = None
+    if price is not None:
+        cost = prompt / 1e6 * price[0] + completion / 1e6 * price[1]
+    return CostPlan(
+        originals, variants, examples, repeats, count, prompt, completion, cost, confirm_bound
+    )
+
+
+def parse_price(value: str, where: str = "screeneval_openai_price") -> tuple[float, float] | None:
+    """``INPUT,OUTPUT`` per million tokens (e.g. ``2.5,10``); empty is no price."""
+    value = (value or "").strip()
+    if not value:
+        return None
+    parts = [p.strip() for p in value.split(",")]
+    try:
+        prices = tuple(float(p) for p in parts)
+    except ValueError:
+        prices = ()
+    if len(prices) != 2 or any(p < 0 or math.isnan(p) for p in prices):
+        raise ScreenevalError(
+            f"{where} = {value!r} is not INPUT,OUTPUT prices per million tokens (e.g. 2.5,10)."
+        )
+    return prices[0], prices[1]
