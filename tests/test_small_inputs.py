@@ -7,11 +7,13 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from golden_factory import make_golden
+from golden_factory import make_golden, make_rubric
 from plugin_project import write_project
 from test_cli_data import all_three, run_cli, scored_run
 
 from pytest_screeneval.errors import StoreError
+from pytest_screeneval.scoring.protocol import CriterionScore
+from pytest_screeneval.scoring.runner import validate_scores
 from pytest_screeneval.store.database import ALLOW_FOREIGN_ENV, Store
 
 pytest_plugins = ["pytester"]
@@ -73,3 +75,26 @@ def test_an_empty_database_file_is_not_foreign(tmp_path: Path) -> None:
     sqlite3.connect(path).close()
     with Store.open(f"sqlite:///{path}") as store:
         assert store.schema_revision() is not None
+
+
+@pytest.mark.parametrize("confidence", [float("nan"), float("inf"), -0.1, 1.5, True, "high"])
+def test_a_confidence_that_is_not_from_0_to_1_is_refused(confidence: object) -> None:
+    rubric = make_rubric()
+    answer = [
+        CriterionScore(name, 3, "fine", confidence=0.5 if i else confidence)  # type: ignore[arg-type]
+        for i, name in enumerate(rubric.criterion_names)
+    ]
+    usable, errors = validate_scores(answer, rubric)
+    first = rubric.criterion_names[0]
+    assert first not in usable and len(usable) == len(rubric.criterion_names) - 1
+    assert errors[first] == (
+        f"the scorer returned a confidence of {confidence!r} for {first!r}, "
+        "not a number from 0 to 1"
+    )
+
+
+def test_no_confidence_or_one_from_0_to_1_is_fine() -> None:
+    rubric = make_rubric()
+    for confidence in (None, 0, 0.0, 1, 0.75):
+        answer = [CriterionScore(n, 3, "ok", confidence=confidence) for n in rubric.criterion_names]
+        assert validate_scores(answer, rubric)[1] == {}
