@@ -126,3 +126,18 @@ def test_the_options_module_does_not_import_openai():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_the_response_format_is_one_of_the_dialects_or_auto():
+    model = {"screeneval_openai_model": "acme-2025-01-01"}
+    for choice in ("auto", "json_schema", "json_object", "prompt", " JSON_OBJECT "):
+        settings = settings_from(getter(model | {"screeneval_openai_response_format": choice}))
+        assert settings.response_format == choice.strip().lower()
+    with pytest.raises(ScreenevalError) as caught:
+        settings_from(getter(model | {"screeneval_openai_response_format": "xml"}))
+    assert str(caught.value) == (
+        "The option screeneval_openai_response_format is invalid: expected one of auto, "
+        "json_schema, json_object, prompt, got 'xml'."
+    )
+    limited = settings_from(getter(model | {"screeneval_openai_max_tokens": "400"}))
+    assert limited.max_tokens == 400
