@@ -205,3 +205,34 @@ def test_the_plan_of_the_bundled_set_counts_the_calls_a_real_run_makes(tmp_path:
     made = summary["calls"]["scored"] - summary["confirmation"]["extra_calls"]
     assert made == calls, (made, calls)
     assert line in real.stdout  # the real run printed the same plan before its first call
+
+
+BLOCKING_SCORER = """
+import time
+from pytest_screeneval.scoring.protocol import CriterionScore, ScorerIdentity
+
+class Blocking:
+    identity = ScorerIdentity("blocking", "blocking-v1", "0" * 12, "0" * 12)
+
+    async def score(self, text, rubric):
+        time.sleep(6)  # blocks the event loop: no await, so no timeout can fire on the loop
+        return [CriterionScore(name, 3, "r", (), None) for name in rubric.criterion_names]
+
+def make(rubric):
+    return Blocking()
+"""
+
+
+def test_an_async_scorer_that_blocks_the_loop_stops_the_run_in_one_sentence(
+    pytester: pytest.Pytester, slow_server: ChatServer
+) -> None:
+    project = _project(
+        pytester, slow_server, screeneval_scorer="blocking_scorer:make", screeneval_timeout="1"
+    )
+    project.makepyfile(blocking_scorer=BLOCKING_SCORER)
+    project.syspathinsert()
+    result = project.runpytest("--screeneval")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str()
+    [line] = [ln for ln in result.stderr.lines if ln.startswith("ERROR: ")]
+    assert line.startswith("ERROR: The scorer Blocking's async score() held the event loop")
+    assert "screeneval_timeout = 1 s" in line and "Traceback" not in result.stderr.str()
