@@ -5,7 +5,7 @@
 Starts the test ChatServer in its own process (every answer waits ``--latency`` seconds), writes
 N synthetic cases (a rubric of 5 criteria, short invented resumes, no variants) into a temporary
 project whose ini names the ``openai`` scorer, runs ``pytest --screeneval`` there in a subprocess
-at ``screeneval_concurrency = C`` with perturbations on (``--examples``), then the same number of calls
+at ``screeneval_concurrency = C`` with perturbations on (``--examples``), then as many calls
 through a reference loop (asyncio + AsyncOpenAI + a semaphore), and then the same requests with
 a plain sequential loop of the ``openai`` client (for N above ``--sample`` it times that many and
 extrapolates, and says so). The table compares both with the limit N·L/C; the server reports the
@@ -388,7 +388,8 @@ def main(argv: list[str] | None = None) -> int:
 
     kept = f"kept at {workdir}" if args.keep else "removed afterwards"
     print(
-        f"throughput: N={n} cases, latency L={latency:g} s, concurrency C={concurrency}; "
+        f"throughput: {'the bundled set' if args.bundled else f'{args.n} cases'}, "
+        f"N={n} calls, latency L={latency:g} s, concurrency C={concurrency}; "
         f"ChatServer in its own process; project {kept}"
     )
     print(f"pytest --screeneval: exit code {run.exit_code}; {run.outcome}")
