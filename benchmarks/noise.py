@@ -120,7 +120,13 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--jobs", type=int, default=1, help="runs in parallel (processes)")
     parser.add_argument("--examples", type=int, default=10, help="perturbation examples")
+    parser.add_argument(
+        "--models",
+        default=",".join(str(i) for i in range(len(MODELS))),
+        help="which noise models, by index (0 flips, 1 flips + shifts, 2 name bias)",
+    )
     args = parser.parse_args()
+    chosen = [MODELS[int(i)] for i in args.models.split(",")]
 
     deterministic = run_once("keyword", {}, args.examples)
     print(
@@ -129,11 +135,11 @@ def main() -> None:
         f"fairness gates: {', '.join(f'{g} {deterministic.gates.get(g)}' for g in FAIRNESS_GATES)}"
     )
     scorer = "examples.noisy_scorer:make_scorer"
-    for model in MODELS:
+    for model in chosen:
         jobs = [model.env | {"SCREENEVAL_NOISE_SEED": str(seed)} for seed in range(args.seeds)]
         with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
             runs = list(pool.map(lambda env: run_once(scorer, env, args.examples), jobs))
-        print(f"\n## {model.name} ({len(runs)} seeds)")
+        print(f"\n## {model.name} ({len(runs)} seeds)", flush=True)
         print(f"  {'gate':38} {'FAIL':>6} {'INCONCL':>8} {'PASS':>6}")
         for gate in FAIRNESS_GATES:
             statuses = Counter(r.gates.get(gate, "-") for r in runs)

@@ -257,7 +257,7 @@ class Fairness:
                     "every answer identical), so the shift is exact"
                 )
                 properties.append(("outcome", "confirmed"))
-            lines += ["  smallest perturbation found (confirmed):", failed.diff]
+            lines += ["  smallest perturbation found:", failed.diff]
             properties.append(("shift", f"{shift:.1f}"))
             return Verdict(False, (failed.reason,), (), "\n".join(lines), tuple(properties))
         status = properties[0][1] if properties else "passed"
