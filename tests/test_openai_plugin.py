@@ -336,9 +336,10 @@ def test_429_with_retry_after_is_waited_out_and_counted(
     attempts = len(CASE_IDS) + len(limited)
     assert f"; 2 needed retries ({attempts} attempts); " in calls_line(result)
     for case_id in limited:
-        first, second = requests_for(server, case_id)
+        # the 429 and its retry; any later request is the noise probe re-scoring the text
+        first, second = requests_for(server, case_id)[:2]
         assert second.received_at - first.received_at >= 0.95  # Retry-After: 1 was honoured
-    rows = rows_of(project, 1)
+    rows = [r for r in rows_of(project, 1) if r.repeat_index == 0]
     assert {(r.case_id, r.attempts) for r in rows} == {
         (c, 2 if c in limited else 1) for c in CASE_IDS
     }
@@ -414,8 +415,8 @@ def test_a_hang_longer_than_the_timeout_is_that_cases_error_and_the_run_complete
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     assert failed_nodeids(result) == item_ids("al-005", *CRITERIA, "decision")
     result.stdout.fnmatch_lines(["*FAILED*failed after 2 attempts: no answer within 0.5 s*"])
-    assert len(requests_for(server, "al-005")) == 2
-    rows = rows_of(project, 1)
+    assert len(requests_for(server, "al-005")) >= 2  # later ones: the noise probe's re-scores
+    rows = [r for r in rows_of(project, 1) if r.repeat_index == 0]
     hung = [r for r in rows if r.case_id == "al-005"]
     assert hung and all("no answer within 0.5 s" in (r.error or "") for r in hung)
     assert all(r.attempts == 2 for r in hung)
@@ -429,18 +430,20 @@ def test_a_hang_longer_than_the_timeout_is_that_cases_error_and_the_run_complete
 # ---------------------------------------------------------------------------------------------
 
 
-def test_reuse_after_a_complete_run_calls_nothing_and_records_where_from(
+def test_reuse_after_a_complete_run_scores_no_original_again_and_records_where_from(
     project: pytest.Pytester, server: ChatServer
 ) -> None:
     assert project.runpytest("--screeneval").ret == pytest.ExitCode.OK
     calls = len(server.chat_requests)
-    assert calls == len(CASE_IDS)
+    assert calls >= len(CASE_IDS)  # one per case, and the noise probe's re-scores
 
     result = project.runpytest("--screeneval", "--screeneval-reuse")
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
-    assert len(server.chat_requests) == calls
+    # no original scored again: at most the noise probe's re-scores, as in the first run
+    assert len(server.chat_requests) - calls <= calls - len(CASE_IDS)
     assert calls_line(result).startswith(f"scorer calls: 0 scored, {len(CASE_IDS)} reused, ")
-    first, second = rows_of(project, 1), rows_of(project, 2)
+    first = [r for r in rows_of(project, 1) if r.repeat_index == 0]
+    second = [r for r in rows_of(project, 2) if r.repeat_index == 0]
     assert len(second) == len(first) == len(CASE_IDS) * len(CRITERIA)
     assert all(r.reused_from_run == 1 for r in second)
     assert {(r.case_id, r.criterion, r.score) for r in second} == {
