@@ -151,7 +151,8 @@ def gate_lines(gates: Sequence[GateResult]) -> list[str]:
         [[g.name, g.value, g.limit, g.n, g.status, g.detail] for g in gates],
     )
     failed = [g.name for g in gates if g.failed]
-    others = Counter(g.status for g in gates if not g.failed and g.status != "PASS")
+    # N/A (nothing to judge) is not a finding; INCONCLUSIVE and any other status are counted
+    others = Counter(g.status for g in gates if not g.failed and g.status not in ("PASS", "N/A"))
     tally = f"gates: {len(failed)} failed" + (f" ({', '.join(failed)})" if failed else "")
     for status, count in sorted(others.items()):
         tally += f", {count} {status}"
