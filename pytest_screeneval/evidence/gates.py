@@ -49,8 +49,17 @@ def _nothing_measured(name: str, limit: str, n: int, detail: str) -> GateResult 
     return GateResult(name, None, limit, 0, NOT_APPLICABLE, detail or "n = 0: nothing to measure")
 
 
-def _at_most(name: str, value: float | None, limit: float, n: int, detail: str = "") -> GateResult:
-    if (empty := _nothing_measured(name, f"<= {limit:g}", n, detail)) is not None:
+def _at_most(
+    name: str,
+    value: float | None,
+    limit: float,
+    n: int,
+    detail: str = "",
+    *,
+    counts_events: bool = False,
+) -> GateResult:
+    # a gate whose n counts events (crossings) rather than measurements passes with none
+    if not counts_events and (empty := _nothing_measured(name, f"<= {limit:g}", n, detail)):
         return empty
     if value is None:
         return GateResult(name, None, f"<= {limit:g}", n, NOT_APPLICABLE, detail)
@@ -235,11 +244,11 @@ def _evaluate(inputs: GateInputs, limits: GateLimits) -> list[GateResult]:
             "unreviewed-crossings",
             float(inputs.unreviewed_crossings) if inputs.has_baseline else None,
             0,
-            # over the items compared with the baseline: none crossing among them is a PASS
-            inputs.compared,
+            inputs.crossings,
             f"{inputs.crossings} crossing(s) in all"
             if inputs.has_baseline
             else "no baseline to compare with",
+            counts_events=True,
         )
     )
     return gates
