@@ -8,6 +8,7 @@ them as ``attempts``.
 
 from __future__ import annotations
 
+import _thread
 import asyncio
 import concurrent.futures
 import contextlib
@@ -182,6 +183,12 @@ def _in_daemon_thread(function: Callable[..., object], *args: object) -> asyncio
     def work() -> None:
         try:
             outcome, error = function(*args), None
+        except KeyboardInterrupt:
+            # a Ctrl-C that lands in a scorer call is the user's: it stops the session, as it
+            # would in the main thread (handed to the loop, it would kill the loop's thread and
+            # leave every waiter hanging)
+            _thread.interrupt_main()
+            outcome, error = None, asyncio.CancelledError()
         except BaseException as exc:  # handed to the loop, which raises it in the caller
             outcome, error = None, exc
         # a closed loop: the run ended while this call was still out, nobody waits for it
@@ -290,7 +297,11 @@ class Runner:
     def _serve(self) -> None:
         asyncio.set_event_loop(self._loop)
         self._loop.call_soon(self._heartbeat)
-        self._loop.run_forever()
+        try:
+            self._loop.run_forever()
+        except KeyboardInterrupt:
+            # raised by an async scorer on this thread: stop the session as a Ctrl-C would
+            _thread.interrupt_main()
 
     def _heartbeat(self) -> None:
         # a loop that stops beating while a call is out is held by that call (see wait)
@@ -346,6 +357,8 @@ class Runner:
                 pending, timeout=0.1, return_when=concurrent.futures.FIRST_COMPLETED
             )
             self._check_loop()
+            if not self._thread.is_alive():
+                raise KeyboardInterrupt  # the loop's thread ended: nothing will answer
             if on_tick is not None:
                 on_tick()
         if self.fatal is not None:
