@@ -42,7 +42,6 @@ from pytest_screeneval.evidence.reliability import rater_agreement
 from pytest_screeneval.golden.model import Case, GoldenSet, Rubric, Variants
 from pytest_screeneval.probes.counterfactual import VariantScores, summarize_gaps, variant_key
 from pytest_screeneval.report.audit_noise import noise_document
-from pytest_screeneval.report.audit_noise import noise_document
 from pytest_screeneval.report.audit_sections import (
     acceptance_entry,
     group_rates_doc,
@@ -118,8 +117,6 @@ def build_audit(
         "movement": _movement(store, rubric, run, baseline, table, baseline_table),
         "counterfactual": _counterfactual(rows, rubric, max_gap, golden.variants),
         "perturbation": _perturbation(rows, rubric, overall, max_perturbation_shift),
-        # re-scores are stored rows: the noise the run measured, as the store shows it
-        "noise": noise_document(rows, rubric, int(run.config.get("repeat", 1) or 1)),
         # re-scores are stored rows: the noise the run measured, as the store shows it
         "noise": noise_document(rows, rubric, int(run.config.get("repeat", 1) or 1)),
         "raters": _raters(golden, rubric),
