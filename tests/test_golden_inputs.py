@@ -77,6 +77,31 @@ def test_an_attribute_no_case_places_is_refused(folder: Path) -> None:
     assert message.startswith("cases/variants.yaml: attribute 'college' is defined but no case")
 
 
+def _define_an_unused_attribute(pytester: pytest.Pytester) -> None:
+    variants = pytester.path / "cases" / "variants.yaml"
+    edit(variants, "attributes:\n", "attributes:\n  college:\n    values: [A, B]\n")
+
+
+def test_pytest_refuses_an_attribute_no_case_places(pytester: pytest.Pytester) -> None:
+    write_project(pytester)
+    _define_an_unused_attribute(pytester)
+    result = pytester.runpytest("--screeneval")
+    out = result.stdout.str() + result.stderr.str()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "cases/variants.yaml: attribute 'college' is defined but no case places it" in out
+    assert "Traceback" not in out
+    assert not list(pytester.path.glob("calls.log"))  # refused before any scorer call
+
+
+def test_a_run_over_one_case_file_does_not_judge_the_others(pytester: pytest.Pytester) -> None:
+    write_project(pytester)
+    _define_an_unused_attribute(pytester)
+    one = sorted((pytester.path / "cases").glob("*/*.yaml"))[0]
+    result = pytester.runpytest("--screeneval", str(one))
+    assert "is defined but no case places it" not in result.stdout.str() + result.stderr.str()
+    assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
+
+
 # ---- item 11: PII -------------------------------------------------------------------------
 
 PHONES = [

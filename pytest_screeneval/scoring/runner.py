@@ -181,16 +181,18 @@ def _in_daemon_thread(function: Callable[..., object], *args: object) -> asyncio
             future.set_result(outcome)
 
     def work() -> None:
+        outcome: object = None
+        error: BaseException | None = None
         try:
-            outcome, error = function(*args), None
+            outcome = function(*args)
         except KeyboardInterrupt:
             # a Ctrl-C that lands in a scorer call is the user's: it stops the session, as it
             # would in the main thread (handed to the loop, it would kill the loop's thread and
             # leave every waiter hanging)
             _thread.interrupt_main()
-            outcome, error = None, asyncio.CancelledError()
+            error = asyncio.CancelledError()
         except BaseException as exc:  # handed to the loop, which raises it in the caller
-            outcome, error = None, exc
+            error = exc
         # a closed loop: the run ended while this call was still out, nobody waits for it
         with contextlib.suppress(RuntimeError):
             loop.call_soon_threadsafe(settle, outcome, error)

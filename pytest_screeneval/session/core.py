@@ -256,6 +256,7 @@ class ScreenevalSession:
     def begin_run(self, selection: str, cases_selected: int | None = None) -> int:
         """Sync the golden set into the store and open the run row."""
         assert self.store is not None
+        self.golden.check_attributes_used()
         if self.settings.source == "yaml" and self.cases:
             self.store.sync_golden_set(self.golden_set())
         if self.scorer is None:

@@ -110,6 +110,17 @@ class GoldenCases:
             except GoldenSetError:
                 continue
 
+    def check_attributes_used(self) -> None:
+        """Refuse an attribute of variants.yaml that no case places, once every case file is
+        read (a run over one slice or one file may leave some out on purpose)."""
+        if self.source != "yaml":
+            return
+        from pytest_screeneval.golden.load import case_files, check_attributes_used
+
+        read = set(self.case_paths.values())
+        if all(self.shown(path) in read for path in case_files(self.cases_dir)):
+            check_attributes_used(self.golden_set(), f"{self.shown(self.cases_dir)}/variants.yaml")
+
     def golden_set(self) -> GoldenSet:
         return GoldenSet(
             self.rubric, self.variants, tuple(self.cases.values()), self.shown(self.cases_dir)

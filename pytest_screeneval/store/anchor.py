@@ -139,9 +139,7 @@ def head_problem(hashes: Sequence[str], expected: ExpectedHead) -> str | None:
             "entries before it were deleted or inserted"
         )
     if not hashes:
-        return (
-            f"the chain is empty but the head kept outside is {short}...: the chain was wiped"
-        )
+        return f"the chain is empty but the head kept outside is {short}...: the chain was wiped"
     if expected.seq is not None and expected.seq > len(hashes):
         return (
             f"the chain has {len(hashes)} entries but the head kept outside ({short}...) is "
