@@ -209,13 +209,20 @@ def test_runs_table_and_show(store_url: str, capsys: pytest.CaptureFixture[str])
 def test_accept(store_url: str, capsys: pytest.CaptureFixture[str]) -> None:
     with Store.open(store_url) as store:
         first = scored_run(store, {"cc-001": all_three(3)})
-        second = scored_run(store, {"cc-001": all_three(3)})
-        broken = scored_run(store, {"cc-001": all_three(3)}, status="interrupted")
+        stale = scored_run(store, {"cc-001": all_three(3)})
 
     code, out, _ = run_cli(
         capsys, "--db", store_url, "accept", str(first), "--by", "Priya Venkat", "--note", "ok"
     )
     assert code == 0 and out == f"run {first} is the baseline now (accepted by Priya Venkat)\n"
+    # compare-and-swap: a run judged against no baseline cannot replace the one accepted since
+    code, _, err = run_cli(
+        capsys, "--db", store_url, "accept", str(stale), "--by", "Lena Frost", "--note", "v2"
+    )
+    assert code == 1 and "it was judged against" in err
+    with Store.open(store_url) as store:
+        second = scored_run(store, {"cc-001": all_three(3)}, baseline=first)
+        broken = scored_run(store, {"cc-001": all_three(3)}, status="interrupted", baseline=first)
     code, out, _ = run_cli(
         capsys, "--db", store_url, "accept", str(second), "--by", "Lena Frost", "--note", "v2"
     )
@@ -295,22 +302,23 @@ def test_accept_refuses_a_recorded_failed_gate_or_unreviewed_crossing(
         "crossing reviewed",
     )
     assert code == 0
-    code, _, _ = run_cli(
-        capsys,
-        "--db",
-        store_url,
-        "accept",
-        str(gated),
-        "--by",
-        "Ola Berg",
-        "--note",
-        "name gap known, ticket 12",
-        "--force",
-    )
+    forced = ("--by", "Ola Berg", "--note", "name gap known, ticket 12", "--force")
+    # judged against run `first`, which is no longer the baseline: --force does not lift that
+    code, _, err = run_cli(capsys, "--db", store_url, "accept", str(gated), *forced)
+    assert code == 1 and "it was judged against" in err
+    with Store.open(store_url) as store:
+        regated = scored_run(
+            store,
+            {"cc-001": all_three(4)},
+            baseline=crossed,
+            verdict={"gates": [failed_gate], "crossings": []},
+        )
+    code, _, _ = run_cli(capsys, "--db", store_url, "accept", str(regated), *forced)
     assert code == 0
     with Store.open(store_url) as store:
-        assert store.get_run(gated).accepted.forced  # type: ignore[union-attr]
+        assert store.get_run(regated).accepted.forced  # type: ignore[union-attr]
         assert not store.get_run(crossed).accepted.forced  # type: ignore[union-attr]
+        assert store.get_run(gated).accepted is None
 
 
 def test_accept_run_respects_the_pre_check(store_url: str) -> None:

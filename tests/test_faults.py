@@ -646,3 +646,53 @@ def test_concurrent_accepts_replace_only_the_baseline_they_were_judged_against(
     assert len(refused) == 3 - len(accepted)
     assert all("it was judged against" in o for o in refused), refused
     assert codes.count(pytest.ExitCode.OK) == len(accepted)
+
+
+WORKER_STORE_READ_ONLY = """
+
+# test_faults: one xdist worker's store connection turns read-only once the run is open
+import os as _os
+from sqlalchemy import event as _event
+from sqlalchemy.engine import Engine as _Engine
+
+
+def _is_gw1():
+    return _os.environ.get("PYTEST_XDIST_WORKER") == "gw1"
+
+
+def pytest_collection_finish(session):
+    if _is_gw1():  # the worker has opened the store; from now on it cannot write
+        (HERE / "gw1_read_only").write_text("on")
+
+
+@_event.listens_for(_Engine, "begin")
+def _read_only_worker(connection):
+    if _is_gw1() and (HERE / "gw1_read_only").exists() and connection.dialect.name == "sqlite":
+        connection.connection.dbapi_connection.execute("PRAGMA query_only=ON")
+"""
+
+
+def test_a_write_that_fails_on_an_xdist_worker_makes_the_run_partial(
+    project: pytest.Pytester,
+) -> None:
+    # issue 14: "a failed write is partial", on a worker too (only the controller owns the run)
+    conftest = project.path / "conftest.py"
+    conftest.write_text(conftest.read_text() + WORKER_STORE_READ_ONLY)
+    set_scores(project, expected_scores())
+    accept = ("--screeneval-accept", "--screeneval-accepted-by", "Ada Quill")
+    result = project.runpytest_subprocess("--screeneval", "-n", "2", *accept)
+    output = result.stdout.str() + result.stderr.str()
+    assert result.ret == pytest.ExitCode.TESTS_FAILED, output
+    assert_no_traceback(output)
+    assert "partial: run 1 is not complete: " in output, output
+    assert "score rows could not be stored (The store " in output
+    assert "not accepted: Run 1 was not accepted: run 1 is partial" in output
+    assert run_status(db_file(project), 1) == "partial"
+    # the other worker's rows are whole: each case with rows has all of them, none twice
+    rows = stored_rows(db_file(project), 1)
+    per_case: dict[str, int] = {}
+    for case_id, _variant, repeat, *_ in rows:
+        if repeat == 0:
+            per_case[case_id] = per_case.get(case_id, 0) + 1
+    assert per_case and set(per_case.values()) == {15}, per_case
+    assert screeneval(["--db", db_url(project), "verify"]) == 0

@@ -14,7 +14,10 @@ from typing import Any
 
 import pytest
 
-__all__ = ["Completeness"]
+__all__ = ["WRITE_ERROR_PROPERTY", "Completeness"]
+
+# the user property an item's report carries when the rows it was judged on could not be stored
+WRITE_ERROR_PROPERTY = "screeneval_write_error"
 
 _SHOWN = 3
 
@@ -35,6 +38,13 @@ class Completeness:
         # an item has run once its call phase reported, or its setup failed or skipped it
         if report.when == "call" or (report.when == "setup" and not report.passed):
             self.finished.add(report.nodeid)
+        for name, value in report.user_properties:
+            if name == WRITE_ERROR_PROPERTY:
+                self.write_error(f"score rows could not be stored ({value})")
+
+    def write_error(self, clause: str) -> None:
+        if clause not in self.write_errors:
+            self.write_errors.append(clause)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_handlecrashitem(self, crashitem: str, report: Any, sched: Any) -> None:

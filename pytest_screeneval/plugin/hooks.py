@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_screeneval.errors import ScreenevalError
-from pytest_screeneval.plugin.completeness import Completeness
+from pytest_screeneval.errors import ScreenevalError, StoreError
+from pytest_screeneval.plugin.completeness import WRITE_ERROR_PROPERTY, Completeness
 from pytest_screeneval.plugin.xdist import (
     RUN_ID_KEY,
     WORKER_OUTPUT_KEY,
@@ -234,7 +234,9 @@ def pytest_configure(config: pytest.Config) -> None:
             session.begin_run(_selection(config))
         except ScreenevalError as exc:
             raise pytest.UsageError(str(exc)) from None
-        config.pluginmanager.register(ControllerPlugin(session), "screeneval-controller")
+        config.pluginmanager.register(
+            ControllerPlugin(session, completeness), "screeneval-controller"
+        )
     if config.args_source != pytest.Config.ArgsSource.ARGS:
         # `pytest --screeneval` with no paths runs the golden set, not the project's unit tests.
         config.args = [str(session.cases_dir if settings.source == "yaml" else config.rootpath)]
@@ -406,17 +408,16 @@ class ScreenevalItem(pytest.Item):
         assert screeneval is not None
         try:
             screeneval.ensure_scored(self.case.id)
+            # the rows this item is judged on are stored before it can pass (issue 14, 7)
+            screeneval.flush(force=True)
+        except StoreError as exc:
+            # on the report, so the process that owns the run hears of it from an xdist worker
+            # too: the run is then partial (issue 14, "a failed write is partial")
+            self.user_properties.append((WRITE_ERROR_PROPERTY, str(exc)))
+            raise
         except ScreenevalError as exc:
             if screeneval.runner_error() is not None:
                 self.session.shouldstop = str(exc)  # the run stops with this sentence
-            raise
-        try:
-            # the rows this item is judged on are stored before it can pass (issue 14, 7)
-            screeneval.flush(force=True)
-        except ScreenevalError as exc:
-            completeness = self.config.stash.get(COMPLETENESS_KEY, None)
-            if completeness is not None:
-                completeness.write_errors.append(f"score rows could not be stored ({exc})")
             raise
         screeneval.ran_needs.append(self.need)
         verdict: Verdict

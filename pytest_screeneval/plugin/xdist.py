@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
+    from pytest_screeneval.plugin.completeness import Completeness
     from pytest_screeneval.session.core import ScreenevalSession
 
 __all__ = [
@@ -65,8 +66,9 @@ def upcoming_cases(session: pytest.Session) -> Callable[[], list[str]]:
 class ControllerPlugin:
     """Registered on the xdist controller while ``--screeneval`` is on."""
 
-    def __init__(self, screeneval: ScreenevalSession) -> None:
+    def __init__(self, screeneval: ScreenevalSession, completeness: Completeness) -> None:
         self.screeneval = screeneval
+        self.completeness = completeness
 
     @pytest.hookimpl(optionalhook=True, tryfirst=True)
     def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
@@ -84,3 +86,5 @@ class ControllerPlugin:
         output = getattr(node, "workeroutput", {}).get(WORKER_OUTPUT_KEY)
         if output:
             self.screeneval.merge_worker_output(output)
+            if output.get("write_error"):
+                self.completeness.write_error(str(output["write_error"]))

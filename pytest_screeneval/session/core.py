@@ -385,8 +385,13 @@ class ScreenevalSession:
         self.scores.settle(case_id)
 
     def worker_output(self) -> dict[str, object]:
-        self.run.flush(force=True)
+        write_error: str | None = None
+        try:
+            self.run.flush(force=True)
+        except ScreenevalError as exc:  # the controller closes the run as partial, saying this
+            write_error = f"the last score rows of a worker could not be stored ({exc})"
         return {
+            "write_error": write_error,
             "needs": [[n.case_id, n.kind, n.target] for n in self.ran_needs],
             **self.fairness.output(),
             "scorer_calls": self.scores.calls,
