@@ -220,3 +220,13 @@ def expected_scores() -> dict[str, dict[str, int]]:
 def scorer_calls(pytester: pytest.Pytester) -> int:
     log = pytester.path / "calls.log"
     return len(log.read_text().splitlines()) if log.exists() else 0
+
+
+def probe_calls(output: str) -> int:
+    """The extra calls the run spent on noise (its probe re-scores a sample of the original
+    texts every run, issue 12; confirmations re-score more), as its summary states them."""
+    import re
+
+    found = re.search(r"confirmation cost (\d+) extra scorer calls", output)
+    assert found, "the summary states no confirmation cost"
+    return int(found.group(1))

@@ -167,8 +167,9 @@ def test_sigint_mid_run_marks_the_run_interrupted_and_keeps_its_rows(
     after = stored_rows(db_file(project), 1)
     assert before <= after
     assert len(after) < FULL_RUN_ROWS, "the run finished before the signal; nothing was tested"
-    # every input it scored before the signal is in the store, three criteria each
-    assert len(after) == 3 * results_reported(run.output)
+    # every input the summary reports as scored before the signal is in the store, three
+    # criteria each (the noise probe's re-scores are stored as later repeats of the same texts)
+    assert len(after) >= 3 * results_reported(run.output) > 0
     assert_no_traceback(run.output)
 
 
@@ -243,8 +244,12 @@ def test_two_runs_at_once_on_postgresql_keep_their_rows_apart(
     assert set(by_selection) == {"all", "-k beta"}
     assert {r.case_id for r in by_selection["all"]} == set(expected_scores())
     assert {r.case_id for r in by_selection["-k beta"]} == {"be-001", "be-002"}
-    assert len(by_selection["all"]) == FULL_RUN_ROWS
-    assert len(by_selection["-k beta"]) == 2 * 5 * 3
+    # repeat 0: the answers the items are judged on (the noise probe's re-scores come after)
+    judged = {
+        key: [r for r in run_rows if r.repeat_index == 0] for key, run_rows in by_selection.items()
+    }
+    assert len(judged["all"]) == FULL_RUN_ROWS
+    assert len(judged["-k beta"]) == 2 * 5 * 3
     assert screeneval(["--db", store_url, "verify"]) == 0
 
 
@@ -404,9 +409,12 @@ def test_sigint_under_xdist_marks_the_run_interrupted_and_keeps_its_rows(
     assert before <= after
     assert len(after) < FULL_RUN_ROWS, "the run finished before the signal; nothing was tested"
     assert_no_traceback(run.output)
-    # the stopped workers sent nothing back: the summary still covers the cases they scored
-    scored_cases = len({row[0] for row in after if row[1] == ""})
-    assert f"selection: {scored_cases} of " in run.output, run.output
+    # the stopped workers sent nothing back: the summary still covers the cases whose rows
+    # were stored when it was written (a worker may store its last batch just after)
+    scored_cases = len({row[0] for row in after if row[1] == "" and row[2] == 0})
+    found = re.search(r"selection: (\d+) of ", run.output)
+    assert found, run.output
+    assert 1 <= int(found.group(1)) <= scored_cases, run.output
 
 
 # --------------------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from plugin_project import RUBRIC, make_case
+from plugin_project import RUBRIC, make_case, probe_calls
 
 from pytest_screeneval.golden.write import dump_case, dump_rubric
 from pytest_screeneval.store.database import Store
@@ -214,7 +214,10 @@ def test_the_bundled_golden_set_runs_through_the_openai_scorer(
     assert outcomes["passed"] > 56 * 6  # five criteria and a decision per case, and variants
     requests = server.chat_requests
     assert requests and all(r.body["model"] == MODEL for r in requests)
-    n = len(requests)
+    # every request the server saw: the run's own, and the re-scores spent on noise
+    extra = probe_calls(result.stdout.str())
+    assert extra > 0
+    n = len(requests) - extra
     line = calls_line(result)
     assert line.startswith(f"scorer calls: {n} scored, 0 reused, ")
     assert f"0 needed retries ({n} attempts)" in line
@@ -229,9 +232,12 @@ def test_the_bundled_golden_set_runs_through_the_openai_scorer(
     )
     with store_of(pytester) as store:
         run = store.get_run(1)
-        rows = store.scores(1)
+        stored = store.scores(1)
     assert run.status == "complete"
     assert (run.scorer, run.model_id, run.served_model) == ("openai[json_schema]", MODEL, MODEL)
+    # repeat 0: the answers the items are judged on (the noise probe's re-scores come after)
+    rows = [r for r in stored if r.repeat_index == 0]
+    assert all(r.score == 3 and r.error is None for r in stored)
     originals = [r for r in rows if r.variant_key == ""]
     assert len(originals) == 56 * 5
     assert all(r.score == 3 and r.error is None and r.attempts == 1 for r in rows)

@@ -6,7 +6,14 @@ import json
 from pathlib import Path
 
 import pytest
-from plugin_project import expected_scores, make_case, scorer_calls, set_scores, write_project
+from plugin_project import (
+    expected_scores,
+    make_case,
+    probe_calls,
+    scorer_calls,
+    set_scores,
+    write_project,
+)
 
 from pytest_screeneval.cli.main import main as screeneval
 from pytest_screeneval.store.database import Store
@@ -96,7 +103,8 @@ def test_select_a_slice_and_a_criterion_with_k(project: pytest.Pytester) -> None
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines(["*be-001::skills PASSED*", "*be-002::skills PASSED*"])
     result.stdout.fnmatch_lines(["selection: 2 of 7 cases*"])
-    assert scorer_calls(project) == 2  # only the selected inputs were scored
+    # only the selected inputs were scored, plus the noise probe's re-scores of them
+    assert scorer_calls(project) == 2 + probe_calls(result.stdout.str())
 
 
 def test_same_scores_against_accepted_baseline_exit_zero(
@@ -313,11 +321,12 @@ def test_repeat_runs_report_self_disagreement(
         "-k",
         "not counterfactual",
     )
+    # the gates table comes first, the self-consistency block after it
     result.stdout.fnmatch_lines(
         [
+            "*self-disagreement*4.8*<= 0*FAIL*",
             "Self-consistency over 2 repeats: 1 of 21 items differ (4.8%)",
             "*al-004 · skills: 2, 1*",
-            "*self-disagreement*4.8*<= 0*FAIL*",
         ]
     )
     assert result.ret == 1
@@ -578,10 +587,14 @@ def test_reuse_takes_scores_of_the_latest_complete_run(project: pytest.Pytester)
     calls = scorer_calls(project)
     result = project.runpytest("--screeneval", "--screeneval-reuse", "-k", "not counterfactual")
     assert result.ret == 0
-    assert scorer_calls(project) == calls  # nothing scored again
+    # nothing scored again but the noise probe's re-scores (the noise is measured every run)
+    assert scorer_calls(project) == calls + probe_calls(result.stdout.str())
     with store_of(project) as store:
         rows = store.scores(2)
-    assert rows and all(r.reused_from_run == 1 for r in rows)
+    # every answer of the run is run 1's; the noise probe's re-scores (later repeats) are new
+    originals = [r for r in rows if r.repeat_index == 0]
+    assert originals and all(r.reused_from_run == 1 for r in originals)
+    assert all(r.reused_from_run is None for r in rows if r.repeat_index > 0)
 
 
 def test_golden_set_from_the_store(project: pytest.Pytester) -> None:
@@ -679,7 +692,7 @@ def test_a_progress_line_counts_the_distinct_texts_scored(project: pytest.Pytest
             "screeneval: run 1, scorer table (table-v1), 21 inputs scored in * s",
         ]
     )
-    assert scorer_calls(project) == 21
+    assert scorer_calls(project) == 21 + probe_calls(result.stdout.str())
 
 
 def test_run_finished_hook_sees_the_summary(project: pytest.Pytester) -> None:
