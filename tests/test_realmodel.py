@@ -62,6 +62,29 @@ def smollm2_gguf() -> Path:
     raise AssertionError("unreachable")
 
 
+# llama.cpp's server, with its weights in plain CPU buffers. With the "extra buffer types" on
+# (the default), ggml repacks the weights for AMX wherever the CPU advertises it, and a sandbox
+# may advertise AMX yet fault on its tile instructions: the server then dies with SIGILL on its
+# first completion (seen on this project's CI machines). The plain path runs on any x86-64 CPU.
+SERVER_WITHOUT_EXTRA_BUFFERS = """
+import runpy, sys
+import llama_cpp.llama_cpp as bindings
+
+_defaults = bindings.llama_model_default_params
+
+
+def _plain_buffers():
+    params = _defaults()
+    params.use_extra_bufts = False
+    return params
+
+
+bindings.llama_model_default_params = _plain_buffers
+sys.argv[0] = "llama_cpp.server"
+runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
+"""
+
+
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -89,8 +112,8 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     log_path = tmp_path_factory.mktemp("llama") / "server.log"
     command = [
         sys.executable,
-        "-m",
-        "llama_cpp.server",
+        "-c",
+        SERVER_WITHOUT_EXTRA_BUFFERS,
         "--model",
         str(model),
         "--host",
