@@ -658,24 +658,22 @@ def test_concurrent_accepts_replace_only_the_baseline_they_were_judged_against(
 
 WORKER_STORE_READ_ONLY = """
 
-# test_faults: one xdist worker's store connection turns read-only once the run is open
-import os as _os
+# test_faults: xdist worker gw1's store connections turn read-only once it has collected
 from sqlalchemy import event as _event
 from sqlalchemy.engine import Engine as _Engine
 
-
-def _is_gw1():
-    return _os.environ.get("PYTEST_XDIST_WORKER") == "gw1"
+_read_only = []
 
 
 def pytest_collection_finish(session):
-    if _is_gw1():  # the worker has opened the store; from now on it cannot write
-        (HERE / "gw1_read_only").write_text("on")
+    # the worker's own id, not the environment (an outer xdist run sets PYTEST_XDIST_WORKER too)
+    if getattr(session.config, "workerinput", {}).get("workerid") == "gw1":
+        _read_only.append(True)  # the worker has opened the store; from now on it cannot write
 
 
 @_event.listens_for(_Engine, "begin")
 def _read_only_worker(connection):
-    if _is_gw1() and (HERE / "gw1_read_only").exists() and connection.dialect.name == "sqlite":
+    if _read_only and connection.dialect.name == "sqlite":
         connection.connection.dbapi_connection.execute("PRAGMA query_only=ON")
 """
 
