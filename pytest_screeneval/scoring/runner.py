@@ -8,7 +8,6 @@ them as ``attempts``.
 
 from __future__ import annotations
 
-import _thread
 import asyncio
 import concurrent.futures
 import contextlib
@@ -153,6 +152,13 @@ def _is_confidence(value: object) -> bool:
     return math.isfinite(value) and 0 <= value <= 1
 
 
+class ScorerInterrupted(BaseException):
+    """A KeyboardInterrupt raised inside a scorer call, carried to the session's waiter.
+
+    A BaseException, so that no ``except Exception`` on its way records it as a scorer error,
+    and not a KeyboardInterrupt, which would stop the event loop itself."""
+
+
 async def _call(scorer: Scorer, text: str, rubric: Rubric, timeout: float) -> object:
     method = scorer.score
     if inspect.iscoroutinefunction(method):
@@ -186,11 +192,11 @@ def _in_daemon_thread(function: Callable[..., object], *args: object) -> asyncio
         try:
             outcome = function(*args)
         except KeyboardInterrupt:
-            # a Ctrl-C that lands in a scorer call is the user's: it stops the session, as it
-            # would in the main thread (handed to the loop, it would kill the loop's thread and
-            # leave every waiter hanging)
-            _thread.interrupt_main()
-            error = asyncio.CancelledError()
+            # a Ctrl-C that lands in a scorer call is the user's: it stops the session. Not
+            # handed to the loop (it would kill the loop's thread) and not raised into the main
+            # thread at once (it could land inside a store transaction and leave it open): the
+            # waiter raises it where it waits (Runner.wait)
+            error = ScorerInterrupted()
         except BaseException as exc:  # handed to the loop, which raises it in the caller
             error = exc
         # a closed loop: the run ended while this call was still out, nobody waits for it
@@ -285,6 +291,7 @@ class Runner:
         self.finished = 0
         self.in_flight = 0
         self.fatal: ScreenevalError | None = None
+        self.interrupted = False  # a Ctrl-C inside a scorer call (see ScorerInterrupted)
         self._futures: list[concurrent.futures.Future[JobResult]] = []
         self._beat = time.monotonic()
         self._loop = asyncio.new_event_loop()
@@ -302,8 +309,9 @@ class Runner:
         try:
             self._loop.run_forever()
         except KeyboardInterrupt:
-            # raised by an async scorer on this thread: stop the session as a Ctrl-C would
-            _thread.interrupt_main()
+            # raised by an async scorer on this thread: the session stops as on a Ctrl-C, raised
+            # where it waits (wait), never inside whatever the main thread is doing now
+            self.interrupted = True
 
     def _heartbeat(self) -> None:
         # a loop that stops beating while a call is out is held by that call (see wait)
@@ -327,13 +335,20 @@ class Runner:
                 return await _score_one(self.scorer, job, self.rubric, self.timeout)
             except ScreenevalError as exc:  # ScorerUnavailable: nothing else is sent
                 self.fatal = self.fatal or exc
-                for task in asyncio.all_tasks(self._loop):
-                    if task is not asyncio.current_task():
-                        task.cancel()
+                self._cancel_others()
+                raise
+            except ScorerInterrupted:  # a Ctrl-C inside a scorer call: nothing else is sent
+                self.interrupted = True
+                self._cancel_others()
                 raise
             finally:
                 self.in_flight -= 1
                 self.finished += 1
+
+    def _cancel_others(self) -> None:
+        for task in asyncio.all_tasks(self._loop):
+            if task is not asyncio.current_task():
+                task.cancel()
 
     def submit(self, job: ScoringJob) -> concurrent.futures.Future[JobResult]:
         """Queue one call; its future holds the result (or ScorerUnavailable)."""
@@ -359,8 +374,9 @@ class Runner:
                 pending, timeout=0.1, return_when=concurrent.futures.FIRST_COMPLETED
             )
             self._check_loop()
-            if not self._thread.is_alive():
-                raise KeyboardInterrupt  # the loop's thread ended: nothing will answer
+            if self.interrupted or not self._thread.is_alive():
+                # a Ctrl-C inside a scorer call, or the loop's thread ended: nothing will answer
+                raise KeyboardInterrupt
             if on_tick is not None:
                 on_tick()
         if self.fatal is not None:
@@ -369,6 +385,8 @@ class Runner:
         for future in futures:
             try:
                 results.append(future.result())
+            except ScorerInterrupted:
+                raise KeyboardInterrupt from None
             except ScreenevalError as exc:
                 self.fatal = self.fatal or exc
                 self.cancel_pending()

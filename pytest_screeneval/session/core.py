@@ -470,8 +470,10 @@ class ScreenevalSession:
             warnings=self.warnings,
             duration_s=time.monotonic() - self.started,
         )
-        if not self.confirmer.noise().measured:
-            self.confirmer.probe()  # every run shows its scorer's noise, measured
+        if status != "interrupted" and not self.confirmer.noise().measured:
+            # every run shows its scorer's noise, measured; not one stopped by Ctrl-C, which
+            # sends no call more
+            self.confirmer.probe()
         judge_against_noise(
             self.summary,
             counterfactual_rows=self.fairness.counterfactual_gaps,
