@@ -7,6 +7,7 @@ between two runs (a moved score, a refusal, garbage). Every person and employer 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -222,11 +223,9 @@ def scorer_calls(pytester: pytest.Pytester) -> int:
     return len(log.read_text().splitlines()) if log.exists() else 0
 
 
-def probe_calls(output: str) -> int:
+def extra_calls(output: str) -> int:
     """The extra calls the run spent on noise (its probe re-scores a sample of the original
     texts every run, issue 12; confirmations re-score more), as its summary states them."""
-    import re
-
     found = re.search(r"confirmation cost (\d+) extra scorer calls", output)
     assert found, "the summary states no confirmation cost"
     return int(found.group(1))

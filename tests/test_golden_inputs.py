@@ -82,10 +82,13 @@ def _define_an_unused_attribute(pytester: pytest.Pytester) -> None:
     edit(variants, "attributes:\n", "attributes:\n  college:\n    values: [A, B]\n")
 
 
-def test_pytest_refuses_an_attribute_no_case_places(pytester: pytest.Pytester) -> None:
+@pytest.mark.parametrize("dist", [(), ("-n", "2")], ids=["no-xdist", "n2"])
+def test_pytest_refuses_an_attribute_no_case_places(
+    pytester: pytest.Pytester, dist: tuple[str, ...]
+) -> None:
     write_project(pytester)
     _define_an_unused_attribute(pytester)
-    result = pytester.runpytest("--screeneval")
+    result = pytester.runpytest_subprocess("--screeneval", *dist)
     out = result.stdout.str() + result.stderr.str()
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "cases/variants.yaml: attribute 'college' is defined but no case places it" in out

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from plugin_project import RUBRIC, make_case, probe_calls
+from plugin_project import RUBRIC, extra_calls, make_case
 
 from pytest_screeneval.golden.write import dump_case, dump_rubric
 from pytest_screeneval.store.database import Store
@@ -215,7 +215,7 @@ def test_the_bundled_golden_set_runs_through_the_openai_scorer(
     requests = server.chat_requests
     assert requests and all(r.body["model"] == MODEL for r in requests)
     # every request the server saw: the run's own, and the re-scores spent on noise
-    extra = probe_calls(result.stdout.str())
+    extra = extra_calls(result.stdout.str())
     assert extra > 0
     n = len(requests) - extra
     line = calls_line(result)

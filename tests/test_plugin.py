@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from plugin_project import (
     expected_scores,
+    extra_calls,
     make_case,
-    probe_calls,
     scorer_calls,
     set_scores,
     write_project,
@@ -104,7 +104,7 @@ def test_select_a_slice_and_a_criterion_with_k(project: pytest.Pytester) -> None
     result.stdout.fnmatch_lines(["*be-001::skills PASSED*", "*be-002::skills PASSED*"])
     result.stdout.fnmatch_lines(["selection: 2 of 7 cases*"])
     # only the selected inputs were scored, plus the noise probe's re-scores of them
-    assert scorer_calls(project) == 2 + probe_calls(result.stdout.str())
+    assert scorer_calls(project) == 2 + extra_calls(result.stdout.str())
 
 
 def test_same_scores_against_accepted_baseline_exit_zero(
@@ -526,6 +526,8 @@ def test_interrupt_mid_run_keeps_scored_rows_and_marks_the_run(project: pytest.P
         rows = store.scores(1)
     assert record.status == "interrupted"
     assert {r.case_id for r in rows} == {"al-001", "al-002", "al-003", "al-004", "al-005", "be-001"}
+    # after the Ctrl-C no call more: the noise probe's re-scores (later repeats) were not sent
+    assert all(r.repeat_index == 0 for r in rows)
     # an interrupted run can never be the baseline; the next complete one can
     set_scores(project, expected_scores())
     assert screeneval([*db_args(project), "accept", "1", "--by", "Ada Quill", "--note", "try"]) == 1
@@ -588,7 +590,7 @@ def test_reuse_takes_scores_of_the_latest_complete_run(project: pytest.Pytester)
     result = project.runpytest("--screeneval", "--screeneval-reuse", "-k", "not counterfactual")
     assert result.ret == 0
     # nothing scored again but the noise probe's re-scores (the noise is measured every run)
-    assert scorer_calls(project) == calls + probe_calls(result.stdout.str())
+    assert scorer_calls(project) == calls + extra_calls(result.stdout.str())
     with store_of(project) as store:
         rows = store.scores(2)
     # every answer of the run is run 1's; the noise probe's re-scores (later repeats) are new
@@ -692,7 +694,7 @@ def test_a_progress_line_counts_the_distinct_texts_scored(project: pytest.Pytest
             "screeneval: run 1, scorer table (table-v1), 21 inputs scored in * s",
         ]
     )
-    assert scorer_calls(project) == 21 + probe_calls(result.stdout.str())
+    assert scorer_calls(project) == 21 + extra_calls(result.stdout.str())
 
 
 def test_run_finished_hook_sees_the_summary(project: pytest.Pytester) -> None:

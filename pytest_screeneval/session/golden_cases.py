@@ -13,6 +13,8 @@ from pytest_screeneval.errors import GoldenSetError
 from pytest_screeneval.golden.load import (
     DEFAULT_LIMITS,
     SizeLimits,
+    case_files,
+    check_attributes_used,
     load_case_file,
     load_rubric,
     load_variants,
@@ -102,8 +104,6 @@ class GoldenCases:
         """The xdist controller reads every valid case file (workers report the invalid ones)."""
         if self.source != "yaml":
             return
-        from pytest_screeneval.golden.load import case_files
-
         for path in case_files(self.cases_dir):
             try:
                 self.load_case(path)
@@ -115,8 +115,6 @@ class GoldenCases:
         read (a run over one slice or one file may leave some out on purpose)."""
         if self.source != "yaml":
             return
-        from pytest_screeneval.golden.load import case_files, check_attributes_used
-
         read = set(self.case_paths.values())
         if all(self.shown(path) in read for path in case_files(self.cases_dir)):
             check_attributes_used(self.golden_set(), f"{self.shown(self.cases_dir)}/variants.yaml")
