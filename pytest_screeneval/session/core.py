@@ -454,6 +454,11 @@ class ScreenevalSession:
     def summarize(self, selected_items: Mapping[str, int], status: str) -> RunSummary:
         """Compute every table and gate of the run (DESIGN §7–8)."""
         assert self.run_id is not None and self.scorer is not None
+        if status != "interrupted" and not self.confirmer.noise().measured:
+            # every run shows its scorer's noise, measured (not one stopped by Ctrl-C, which
+            # sends no call more); before the tables, so that the calls, attempts and tokens
+            # they count always include the probe's, whenever it ran
+            self.confirmer.probe()
         self.summary = summarize(
             run_id=self.run_id,
             status=status,
@@ -470,10 +475,6 @@ class ScreenevalSession:
             warnings=self.warnings,
             duration_s=time.monotonic() - self.started,
         )
-        if status != "interrupted" and not self.confirmer.noise().measured:
-            # every run shows its scorer's noise, measured; not one stopped by Ctrl-C, which
-            # sends no call more
-            self.confirmer.probe()
         judge_against_noise(
             self.summary,
             counterfactual_rows=self.fairness.counterfactual_gaps,
