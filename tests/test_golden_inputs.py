@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 from golden_factory import make_case, make_golden
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from plugin_project import write_project
 
 from pytest_screeneval.cli.main import main
@@ -218,3 +220,48 @@ def test_cases_import_applies_the_ini_size_limit(
     assert code == 1
     assert "case id 'cc-001'... has 6 characters, more than the 5 allowed" in err
     assert not (root / "store.db").exists()  # refused before the store was opened
+
+
+# The library runs only on texts that could hold a number it reports (pii._could_hold_a_phone):
+# a number of any type of every region, formatted as people write it, must still reach it.
+def _example_numbers() -> list[str]:
+    phonenumbers = pytest.importorskip("phonenumbers")
+    formats = (
+        phonenumbers.PhoneNumberFormat.NATIONAL,
+        phonenumbers.PhoneNumberFormat.INTERNATIONAL,
+        phonenumbers.PhoneNumberFormat.E164,
+    )
+    numbers = []
+    for region in pii.PHONE_REGIONS:
+        for kind in vars(phonenumbers.PhoneNumberType).values():
+            if not isinstance(kind, int):
+                continue
+            example = phonenumbers.example_number_for_type(region, kind)
+            if example is not None:
+                numbers.extend(phonenumbers.format_number(example, f) for f in formats)
+    return sorted(set(numbers))
+
+
+@given(
+    number=st.sampled_from(_example_numbers() if pii.has_phone_library() else ["0"]),
+    separator=st.sampled_from([" ", "-", ".", " - ", "\u00a0", "\u2013", "", "/ "]),
+    extension=st.sampled_from(["", " ext. 12", " x 7", "#", " ext 1234567"]),
+    before=st.text(st.characters(codec="utf-8"), max_size=20),
+    after=st.text(st.characters(codec="utf-8"), max_size=20),
+)
+@settings(max_examples=300, deadline=None, derandomize=True)
+def test_the_cheap_filter_never_hides_a_number_the_library_finds(
+    number: str, separator: str, extension: str, before: str, after: str
+) -> None:
+    if not pii.has_phone_library():
+        pytest.skip("phonenumbers is not installed (pip install pytest-screeneval[pii])")
+    text = f"{before}\nCall {number.replace(' ', separator)}{extension} today.\n{after}"
+    if pii._library_matches(text) is not None:
+        assert pii._could_hold_a_phone(text), text
+
+
+def test_a_resume_without_long_digit_runs_skips_the_library() -> None:
+    """The point of the filter: a typical case (dates, figures) never pays for 13 passes."""
+    text = "Payments engineer, 2016-2019.\nCut p99 latency by 40% for 1,200 merchants.\n"
+    assert not pii._could_hold_a_phone(text)
+    assert pii._could_hold_a_phone("Call 020 7946 0958.")

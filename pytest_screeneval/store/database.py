@@ -1206,6 +1206,7 @@ def _item_key(row: ScoreRow) -> tuple[object, ...]:
     return tuple(getattr(row, name) for name in _ITEM_KEY)
 
 
+@functools.cache  # built once per dialect: its 20 excluded columns cost ~3 ms
 def _upsert_scores(dialect: str) -> sa.Insert:
     """An INSERT of score rows that replaces a row already stored for the same item."""
     if dialect == "postgresql":
