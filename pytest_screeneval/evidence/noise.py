@@ -28,6 +28,7 @@ class CriterionNoise:
     changed: int  # of those, how many came back at another level
     mean_abs_delta: float  # mean |Δ| in levels over the compared re-scores
     sd: float  # pooled within-text standard deviation, in levels
+    df: int = 0  # degrees of freedom of sd
 
     @property
     def changed_share(self) -> float:
@@ -41,6 +42,7 @@ class CriterionNoise:
             "changed_share": self.changed_share,
             "mean_abs_delta": self.mean_abs_delta,
             "sd": self.sd,
+            "df": self.df,
         }
 
 
@@ -117,9 +119,11 @@ def estimate_noise(
                 compared += 1
                 changed += level != levels[0]
                 total_delta += abs(level - levels[0])
-        sd, _df = pooled_sd(groups)
+        sd, df = pooled_sd(groups)
         criteria.append(
-            CriterionNoise(name, compared, changed, total_delta / compared if compared else 0.0, sd)
+            CriterionNoise(
+                name, compared, changed, total_delta / compared if compared else 0.0, sd, df
+            )
         )
     names = set(rubric.criterion_names)
     overall_groups = [

@@ -14,6 +14,7 @@ from pytest_screeneval.golden.model import Case, Rubric
 
 __all__ = [
     "BaselineInfo",
+    "ConfirmationNote",
     "CriterionEvidence",
     "ReviewInfo",
     "Tolerances",
@@ -72,6 +73,36 @@ class Verdict:
 
 
 @dataclass(frozen=True)
+class ConfirmationNote:
+    """What re-scoring concluded about a difference with the baseline that was about to fail an
+    item (DESIGN §7a): only a ``confirmed`` one fails it; the others are listed, not hidden."""
+
+    status: str  # "confirmed" | "unstable" | "unconfirmed"
+    line: str  # how it was confirmed, one line
+    properties: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def confirmed(self) -> bool:
+        return self.status == "confirmed"
+
+
+def _confirmed_or_noted(
+    confirmation: ConfirmationNote | None, reason: str, reasons: list[str], notes: list[str]
+) -> None:
+    """Fail on ``reason`` when the difference holds (or nothing was asked to confirm it)."""
+    if confirmation is None or confirmation.confirmed:
+        reasons.append(reason)
+    else:
+        notes.append(f"{confirmation.status}, not a finding: {confirmation.line}")
+
+
+def _confirmed_line(confirmation: ConfirmationNote | None, reasons: Sequence[str]) -> list[str]:
+    if confirmation is not None and confirmation.confirmed and reasons:
+        return [f"  confirmed  {confirmation.line}"]
+    return []
+
+
+@dataclass(frozen=True)
 class Tolerances:
     expected: float
     movement: float
@@ -100,9 +131,13 @@ def criterion_verdict(
     baseline: BaselineInfo | None,
     baseline_score: int | None,
     review: ReviewInfo | None,
+    confirmation: ConfirmationNote | None = None,
 ) -> Verdict:
+    """The criterion item's verdict; ``confirmation`` is what re-scoring concluded about an
+    unreviewed movement beyond the tolerance (none: the movement is judged as it stands)."""
     reasons: list[str] = []
     notes: list[str] = []
+    confirmed_lines: list[str] = []
     score = evidence.score
     if evidence.error is not None:
         reasons.append(f"scorer error: {evidence.error}")
@@ -143,10 +178,12 @@ def criterion_verdict(
                 if review is not None:
                     notes.append(f"moved {baseline_score} → {score}, {review.describe()}")
                 else:
-                    reasons.append(
+                    moved_reason = (
                         f"moved {baseline_score} → {score} against the baseline, tolerance "
                         f"{tolerances.movement:g}, not reviewed"
                     )
+                    _confirmed_or_noted(confirmation, moved_reason, reasons, notes)
+                    confirmed_lines = _confirmed_line(confirmation, [moved_reason])
 
     lines = [f"{case.id} · {criterion}"]
     lines.append(f"  score      {score if score is not None else 'none'}")
@@ -164,6 +201,7 @@ def criterion_verdict(
     if evidence.confidence is not None:
         lines.append(f"  confidence {evidence.confidence:.2f}")
     lines.append(f"  flags      {', '.join(evidence.flags) if evidence.flags else 'none'}")
+    lines += confirmed_lines
     for reason in reasons:
         lines.append(f"  FAILED     {reason}")
     for note in notes:
@@ -173,6 +211,7 @@ def criterion_verdict(
         ("expected", f"{case.expected_score(criterion):g}"),
         ("baseline", "none" if baseline_score is None else str(baseline_score)),
         ("flags", ",".join(evidence.flags)),
+        *(confirmation.properties if confirmation is not None else ()),
     )
     fault = evidence.error is not None or bool(evidence.served_model_mismatch)
     return Verdict(not reasons, tuple(reasons), tuple(notes), "\n".join(lines), properties, fault)
@@ -187,10 +226,13 @@ def decision_verdict(
     baseline_overall: float | None,
     review: ReviewInfo | None,
     run_id: int | None = None,
+    confirmation: ConfirmationNote | None = None,
 ) -> Verdict:
-    """The decision item's verdict; ``run_id`` goes into the review command it suggests."""
+    """The decision item's verdict; ``run_id`` goes into the review command it suggests;
+    ``confirmation`` is what re-scoring concluded about an unreviewed crossing."""
     reasons: list[str] = []
     notes: list[str] = []
+    confirmed_lines: list[str] = []
     lines = [f"{case.id} · decision (advance at {rubric.advance_at:g})"]
     if overall is None:
         reasons.append(f"no overall score: no usable score for {', '.join(missing)}")
@@ -211,10 +253,13 @@ def decision_verdict(
             if review is not None:
                 notes.append(f"crossing {crossing}, {review.describe()}")
             else:
-                reasons.append(
+                crossed = (
                     f"the decision crossed {crossing} against the baseline; a person must review "
                     f"it (screeneval review {run_id or 'RUN'} {case.id} --by NAME --note TEXT)"
                 )
+                _confirmed_or_noted(confirmation, crossed, reasons, notes)
+                confirmed_lines = _confirmed_line(confirmation, [crossed])
+    lines += confirmed_lines
     for reason in reasons:
         lines.append(f"  FAILED     {reason}")
     for note in notes:
@@ -223,6 +268,7 @@ def decision_verdict(
         ("overall", "none" if overall is None else f"{overall:.1f}"),
         ("baseline", "none" if baseline_overall is None else f"{baseline_overall:.1f}"),
         ("decision", "none" if overall is None else rubric.decision(overall)),
+        *(confirmation.properties if confirmation is not None else ()),
     )
     return Verdict(
         not reasons, tuple(reasons), tuple(notes), "\n".join(lines), properties, bool(missing)

@@ -29,6 +29,7 @@ from pytest_screeneval.golden.load import SizeLimits
 from pytest_screeneval.golden.model import Case, GoldenSet, Rubric, Variants
 from pytest_screeneval.scoring.protocol import Scorer, prepare_scorer
 from pytest_screeneval.scoring.runner import JobResult, Runner, ScoringJob, load_scorer_factory
+from pytest_screeneval.session.baseline_confirm import BaselineConfirmation
 from pytest_screeneval.session.confirmation import Confirmer
 from pytest_screeneval.session.fairness import Fairness
 from pytest_screeneval.session.golden_cases import GoldenCases
@@ -111,16 +112,24 @@ class ScreenevalSession:
             )
         self.golden.open(self.store)
         rubric, cases = self.golden.rubric, self.golden.cases
-        self.baseline = Baseline.load(self.store, rubric.id)
+        self.baseline = Baseline.load(self.store, rubric)
         self.run = RunLog(self.store, rubric)
         self.scores = Scores(
             rubric, self.settings, self.run, cases, self.golden.variants, self.warnings.append
         )
-        self.judge = Judge(
-            rubric, self.settings, cases, self.scores, self.baseline, self._requested_model, terms
-        )
         self.confirmer = Confirmer(
             self.settings, rubric, self.scores, cases, score_texts=self.score_texts
+        )
+        self.baseline_confirmation = BaselineConfirmation(rubric, self.baseline, self.confirmer)
+        self.judge = Judge(
+            rubric,
+            self.settings,
+            cases,
+            self.scores,
+            self.baseline,
+            self._requested_model,
+            terms,
+            self.baseline_confirmation,
         )
         self.fairness = Fairness(
             self.settings,
@@ -394,6 +403,7 @@ class ScreenevalSession:
             "write_error": write_error,
             "needs": [[n.case_id, n.kind, n.target] for n in self.ran_needs],
             **self.fairness.output(),
+            "movements": self.baseline_confirmation.output(),
             "scorer_calls": self.scores.calls,
             "warnings": self.warnings,
             "served_models": sorted(self.scores.served()),
@@ -402,6 +412,7 @@ class ScreenevalSession:
     def merge_worker_output(self, output: Mapping[str, object]) -> None:
         self.needs.extend(ItemNeed(*need) for need in output["needs"])  # type: ignore[attr-defined]
         self.fairness.merge(output)
+        self.baseline_confirmation.merge(output.get("movements") or [])  # type: ignore[arg-type]
         self.scores.calls += int(output["scorer_calls"])  # type: ignore[call-overload]
         self.scores.served_models.update(output["served_models"])  # type: ignore[arg-type]
         self.warnings.extend(w for w in output["warnings"] if w not in self.warnings)  # type: ignore[attr-defined]
@@ -482,6 +493,7 @@ class ScreenevalSession:
             confirmer=self.confirmer,
             settings=self.settings,
             outcomes=self.item_outcomes,
+            against_baseline=self.baseline_confirmation,
         )
         return self.summary
 

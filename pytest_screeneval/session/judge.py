@@ -17,6 +17,7 @@ from pytest_screeneval.evidence.rationale.protected import (
     load_protected_terms,
 )
 from pytest_screeneval.evidence.verdicts import (
+    ConfirmationNote,
     CriterionEvidence,
     Tolerances,
     Verdict,
@@ -28,6 +29,8 @@ from pytest_screeneval.session.scores import ORIGINAL
 if TYPE_CHECKING:
     from pytest_screeneval.golden.model import Case, Rubric
     from pytest_screeneval.scoring.runner import JobResult
+    from pytest_screeneval.session.baseline_confirm import BaselineConfirmation
+    from pytest_screeneval.session.confirmation import Outcome
     from pytest_screeneval.session.run import Baseline
     from pytest_screeneval.session.scores import Scores
     from pytest_screeneval.settings.options import Settings
@@ -56,6 +59,7 @@ class Judge:
         baseline: Baseline,
         requested_model: Callable[[], str],
         terms: ProtectedLexicon | None = None,
+        confirmation: BaselineConfirmation | None = None,
     ) -> None:
         self.rubric = rubric
         self.terms = terms or builtin_protected_terms()
@@ -64,6 +68,8 @@ class Judge:
         self.scores = scores
         self.baseline = baseline
         self.requested_model = requested_model
+        # confirms a movement or crossing against the noise before failing on it (DESIGN §7a)
+        self.confirmation = confirmation
         self._flags: dict[tuple[str, str, str, tuple[str, ...]], tuple[str, ...]] = {}
 
     def tolerances(self) -> Tolerances:
@@ -121,10 +127,24 @@ class Judge:
         evidence = self.evidence(case, criterion)
         before = self.baseline.scores.get((case_id, criterion))
         review = None
-        if before is not None and evidence.score is not None and before != evidence.score:
-            review = self.baseline.review(case_id, criterion, str(before), str(evidence.score))
+        confirmation = None
+        after = evidence.score
+        if before is not None and after is not None and before != after:
+            review = self.baseline.review(case_id, criterion, str(before), str(after))
+            tolerance = self.settings.movement_tolerance
+            moved = abs(after - before) > tolerance + 1e-9
+            if moved and review is None and self.baseline.info and self.confirmation:
+                outcome = self.confirmation.movement(case, criterion, tolerance, before, after)
+                confirmation = _note(outcome)
         return criterion_verdict(
-            case, criterion, evidence, self.tolerances(), self.baseline.info, before, review
+            case,
+            criterion,
+            evidence,
+            self.tolerances(),
+            self.baseline.info,
+            before,
+            review,
+            confirmation,
         )
 
     def decision_verdict(self, case_id: str) -> Verdict:
@@ -139,10 +159,14 @@ class Judge:
             if all(v is not None for v in before.values()):
                 baseline_overall = self.rubric.overall(before)  # type: ignore[arg-type]
         review = None
+        confirmation = None
         if overall is not None and baseline_overall is not None:
             b, a = self.rubric.decision(baseline_overall), self.rubric.decision(overall)
             if a != b:
                 review = self.baseline.review(case_id, "decision", b, a)
+                if review is None and self.baseline.info and self.confirmation:
+                    outcome = self.confirmation.crossing(case, baseline_overall, overall)
+                    confirmation = _note(outcome)
         return decision_verdict(
             case,
             self.rubric,
@@ -152,4 +176,9 @@ class Judge:
             baseline_overall,
             review,
             run_id=self.scores.run.run_id,
+            confirmation=confirmation,
         )
+
+
+def _note(outcome: Outcome) -> ConfirmationNote:
+    return ConfirmationNote(outcome.status, outcome.line, outcome.properties())

@@ -1,21 +1,25 @@
-"""The run's noise in its summary: the measured noise, the fairness gates judged against it, the
-items confirmation left unstable, and what confirming cost (DESIGN §7a).
+"""The run's noise in its summary: the measured noise, the gates judged against it, the items
+confirmation left unstable, and what confirming cost (DESIGN §7a).
 
 One step after :func:`~pytest_screeneval.session.summary.summarize`: it replaces the fairness
-gates (counterfactual gap, perturbation shift) by their noise-aware versions and fills the
-summary's ``noise`` and ``confirmation``. Self-disagreement stays a gate of its own.
+gates (counterfactual gap, perturbation shift) and the gates against the baseline (agreement
+drop, moved share) by their noise-aware versions and fills the summary's ``noise`` and
+``confirmation``. Self-disagreement stays a gate of its own.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from pytest_screeneval.evidence.baseline_gates import agreement_drop_gate, moved_share_gate
 from pytest_screeneval.evidence.gates import GateResult
 from pytest_screeneval.evidence.noise_gates import counterfactual_gate, perturbation_gate
 from pytest_screeneval.evidence.paired import INCONCLUSIVE
 
 if TYPE_CHECKING:
+    from pytest_screeneval.session.baseline_confirm import BaselineConfirmation
     from pytest_screeneval.session.confirmation import Confirmer
     from pytest_screeneval.session.summary import RunSummary
     from pytest_screeneval.settings.options import Settings
@@ -49,14 +53,31 @@ def judge_against_noise(
     confirmer: Confirmer,
     settings: Settings,
     outcomes: Sequence[ItemOutcome],
+    against_baseline: BaselineConfirmation | None = None,
 ) -> None:
     noise = confirmer.noise()
+    rows = {row.criterion: row for row in summary.agreement}
+    moved: Counter[str] = Counter()
+    reviewed = 0
+    if against_baseline is not None:
+        baseline = against_baseline.baseline
+        unreviewed = [
+            m
+            for m in summary.movements
+            if baseline.review(m.case_id, m.criterion, str(m.before), str(m.after)) is None
+        ]
+        reviewed = len(summary.movements) - len(unreviewed)
+        moved = against_baseline.statuses(unreviewed)
     gates: list[GateResult] = []
     for gate in summary.gates:
         name, _, rest = gate.name.partition("[")
         target = rest.rstrip("]")
         judged = gate
-        if name == "counterfactual-gap" and counterfactual_rows.get(target):
+        if name == "agreement-drop" and target in rows and against_baseline is not None:
+            judged = agreement_drop_gate(gate, rows[target], noise, against_baseline.baseline.noise)
+        elif name == "moved-share" and against_baseline is not None:
+            judged = moved_share_gate(gate, moved, reviewed)
+        elif name == "counterfactual-gap" and counterfactual_rows.get(target):
             judged = counterfactual_gate(
                 target, counterfactual_rows[target], noise, settings.max_gap
             )
@@ -68,7 +89,8 @@ def judge_against_noise(
                 settings.max_perturbation_shift,
                 settings.perturbation_examples,
             )
-        if judged is not gate and (kept := _kept_detail(gate)):
+        fairness = name in ("counterfactual-gap", "perturbation-shift")
+        if fairness and judged is not gate and (kept := _kept_detail(gate)):
             judged = GateResult(
                 judged.name,
                 judged.value,
@@ -94,6 +116,7 @@ def judge_against_noise(
             "95% confidence, two-sided, Bonferroni-corrected over the value pairs (and cases) "
             f"compared, against the measured noise ({noise.describe()})"
         ),
+        "movements": dict(sorted(moved.items())),
         "inconclusive": settings.inconclusive,
         "inconclusive_gates": [g.name for g in gates if g.status == INCONCLUSIVE],
         **by_outcome,

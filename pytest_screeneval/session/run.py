@@ -9,12 +9,14 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
+from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pytest_screeneval import __version__
+from pytest_screeneval.evidence.noise import NoiseEstimate, estimate_noise
 from pytest_screeneval.evidence.verdicts import BaselineInfo, ReviewInfo
 
 if TYPE_CHECKING:
@@ -42,16 +44,23 @@ def _vcs_commit(rootdir: Path) -> str | None:
 
 @dataclass(frozen=True)
 class Baseline:
-    """The accepted run this one is judged against, its scores and every review against it."""
+    """The accepted run this one is judged against, its scores and every review against it.
+
+    ``scores`` are its first answers (the items' "before"); ``originals`` every answer of each
+    case's original text (its repeats, its probe's and confirmations' re-scores), and ``noise``
+    what they measured: a movement is confirmed against both (DESIGN §7a).
+    """
 
     record: RunRecord | None = None
     info: BaselineInfo | None = None
     scores: Mapping[tuple[str, str], int | None] = field(default_factory=dict)
     reviews: Mapping[tuple[str, str, str, str], ReviewInfo] = field(default_factory=dict)
+    originals: Mapping[str, tuple[Mapping[str, int], ...]] = field(default_factory=dict)
+    noise: NoiseEstimate | None = None
 
     @classmethod
-    def load(cls, store: Store, rubric_id: str) -> Baseline:
-        record = store.baseline(rubric_id)
+    def load(cls, store: Store, rubric: Rubric) -> Baseline:
+        record = store.baseline(rubric.id)
         if record is None:
             return cls()
         acceptance = record.accepted
@@ -60,11 +69,23 @@ class Baseline:
             acceptance.accepted_by if acceptance else "?",
             acceptance.accepted_at if acceptance else "",
         )
+        rows = store.scores(record.run_id)
         scores = {
             (row.case_id, row.criterion): row.score
-            for row in store.scores(record.run_id)
+            for row in rows
             if row.variant_key == ORIGINAL and row.repeat_index == 0
         }
+        answers: dict[tuple[str, str], dict[int, dict[str, int]]] = defaultdict(dict)
+        for row in rows:
+            if row.score is not None and row.error is None:
+                by_repeat = answers[(row.case_id, row.variant_key)]
+                by_repeat.setdefault(row.repeat_index, {})[row.criterion] = row.score
+        ordered = {
+            key: tuple(levels for _repeat, levels in sorted(by_repeat.items()))
+            for key, by_repeat in answers.items()
+        }
+        originals = {case_id: a for (case_id, variant), a in ordered.items() if variant == ORIGINAL}
+        noise = estimate_noise({f"{c}\x00{v}": a for (c, v), a in ordered.items()}, rubric)
         # every review against this baseline, read once: items and the summary look up here
         reviews = {
             (r.case_id, r.target, r.before, r.after): ReviewInfo(
@@ -72,7 +93,7 @@ class Baseline:
             )
             for r in store.reviews(baseline_run_id=record.run_id)
         }
-        return cls(record, info, scores, reviews)
+        return cls(record, info, scores, reviews, originals, noise)
 
     def review(self, case_id: str, target: str, before: str, after: str) -> ReviewInfo | None:
         """The review of this movement against the baseline, if a person recorded one."""

@@ -1,0 +1,133 @@
+"""The gates against the baseline judged against the scorer's noise: agreement drop, moved share.
+
+Pure module. The golden set is fixed: each interval says how sure the run is of the value *on
+these cases*, given the noise of the scorer's answers (this run's, and the baseline run's as
+that run measured it, else this run's). With no measured noise every interval has zero width and
+each gate keeps exactly the verdict of comparing its value with the limit. Three-way verdicts
+as the fairness gates: FAIL when the evidence puts the value beyond the limit, PASS when within,
+INCONCLUSIVE otherwise, with what would decide it.
+
+**agreement-drop[criterion]**, paired over the n cases: dᵢ = agreeᵢ(baseline) − agreeᵢ(now),
+agree = the first answer equals the expected level (today's exact agreement);
+drop = 100·mean(dᵢ) (the exact-agreement percentages' difference). An agree indicator A of a
+noisy answer has Var(A) ≤ r/2, with r the criterion's level-change share (re-scores that came
+back at another level): two independent answers disagree on A with probability 2·Var(A), and
+only when they differ in level. So
+
+    SE = 100·√(n·(r_now + r_base)/2) / n,   drop ± t(1 − α/2, df)·SE
+
+(df: the criterion's noise df; r_base = r_now when the baseline measured no noise).
+
+**moved-share**: an unreviewed movement counts as moved when its item confirmed it against the
+noise (``evidence.movement``); one left unstable (within the noise) does not count; one left
+unconfirmed (the budget was spent) or never re-scored (within the item's tolerance) is
+undecided. With c confirmed, u undecided, n compared: FAIL when 100·c/n > limit, PASS when
+100·(c + u)/n ≤ limit, else INCONCLUSIVE.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+from pytest_screeneval.evidence.gates import GateResult
+from pytest_screeneval.evidence.intervals import two_sided_quantile
+from pytest_screeneval.evidence.metrics import CriterionAgreement
+from pytest_screeneval.evidence.noise import NoiseEstimate
+from pytest_screeneval.evidence.paired import FAIL, INCONCLUSIVE, PASS
+
+__all__ = ["agreement_drop_gate", "change_share", "moved_share_gate"]
+
+_EPS = 1e-9
+
+
+def change_share(noise: NoiseEstimate, criterion: str) -> tuple[float, int]:
+    """The criterion's level-change share and the df of its noise (0, 0 when not measured)."""
+    found = next((c for c in noise.criteria if c.criterion == criterion), None)
+    return (found.changed_share, found.df) if found is not None else (0.0, 0)
+
+
+def _decide(estimate: float, half: float, limit: float, n: int) -> str:
+    distance = abs(estimate - limit)
+    if distance <= _EPS:
+        return "the drop sits on the limit: more cases narrow the interval but cannot move it"
+    factor = (half / distance) ** 2
+    return (
+        f"about {factor:.1f}× the evidence: {math.ceil(n * factor)} cases at this noise, "
+        "or a steadier scorer"
+    )
+
+
+def agreement_drop_gate(
+    plain: GateResult,
+    row: CriterionAgreement,
+    noise: NoiseEstimate,
+    baseline_noise: NoiseEstimate | None,
+    confidence: float = 0.95,
+) -> GateResult:
+    """The plain ``agreement-drop[criterion]`` gate with the noise's interval (module docstring)."""
+    if plain.status not in (PASS, FAIL) or row.baseline_exact_pct is None or not row.cases:
+        return plain
+    r_now, df = change_share(noise, row.criterion)
+    r_base = r_now
+    if baseline_noise is not None and baseline_noise.measured:
+        r_base, _ = change_share(baseline_noise, row.criterion)
+    n = row.cases
+    standard_error = 100.0 * math.sqrt(n * (r_now + r_base) / 2.0) / n
+    if standard_error <= 0:
+        return plain
+    limit = float(plain.limit.removeprefix("<= "))
+    drop = row.baseline_exact_pct - row.exact_pct
+    half = two_sided_quantile(confidence, df or None) * standard_error
+    low, high = drop - half, drop + half
+    status = FAIL if low > limit + _EPS else PASS if high <= limit + _EPS else INCONCLUSIVE
+    detail = (
+        f"{plain.detail}; paired over {n} cases: drop {drop:.1f}, {confidence * 100:g}% CI "
+        f"{low:.1f}–{high:.1f} (level changes in {100 * r_now:.0f}% of re-scores now, "
+        f"{100 * r_base:.0f}% at the baseline)"
+    )
+    if status == INCONCLUSIVE:
+        detail += f"; to decide: {_decide(drop, half, limit, n)}"
+    return GateResult(plain.name, plain.value, plain.limit, plain.n, status, detail)
+
+
+def moved_share_gate(plain: GateResult, statuses: Mapping[str, int], reviewed: int) -> GateResult:
+    """The plain ``moved-share`` gate counting confirmed movements only (module docstring).
+
+    ``statuses``: how many unreviewed movements were ``confirmed``, ``unstable``,
+    ``unconfirmed`` (budget spent) or ``not re-scored`` (within the item's tolerance); with none
+    but confirmed ones the plain gate stands as it is.
+    """
+    unstable = statuses.get("unstable", 0)
+    spent = statuses.get("unconfirmed", 0)
+    within_tolerance = statuses.get("not re-scored", 0)
+    undecided = spent + within_tolerance
+    if plain.status not in (PASS, FAIL) or not plain.n or not (unstable or undecided):
+        return plain
+    confirmed = statuses.get("confirmed", 0)
+    n = plain.n
+    limit = float(plain.limit.removeprefix("<= "))
+    value = 100.0 * confirmed / n
+    if value > limit + _EPS:
+        status = FAIL
+    elif 100.0 * (confirmed + undecided) / n <= limit + _EPS:
+        status = PASS
+    else:
+        status = INCONCLUSIVE
+    parts = [
+        f"{confirmed} of {n} items moved unreviewed beyond the noise; {unstable} moved within "
+        f"the noise (not counted); {undecided} undecided"
+        + (f" ({reviewed} reviewed, not counted)" if reviewed else "")
+    ]
+    parts += [p for p in plain.detail.split("; ") if "scorer error" in p]
+    if status == INCONCLUSIVE:
+        ways = []
+        if spent:
+            ways.append(f"raise screeneval_confirm_budget ({spent} left unconfirmed)")
+        if within_tolerance:
+            ways.append(
+                f"lower screeneval_movement_tolerance so that items re-score the "
+                f"{within_tolerance} within it"
+            )
+        parts.append(f"to decide: {' or '.join(ways)}")
+    return GateResult(plain.name, value, plain.limit, n, status, "; ".join(parts))
