@@ -19,10 +19,16 @@ only when they differ in level. So
 (df: the criterion's noise df; r_base = r_now when the baseline measured no noise).
 
 **moved-share**: an unreviewed movement counts as moved when its item confirmed it against the
-noise (``evidence.movement``); one left unstable (within the noise) does not count; one left
-unconfirmed (the budget was spent) or never re-scored (within the item's tolerance) is
-undecided. With c confirmed, u undecided, n compared: FAIL when 100·c/n > limit, PASS when
-100·(c + u)/n ≤ limit, else INCONCLUSIVE.
+noise (``evidence.movement``); one left unconfirmed (the budget was spent) or never re-scored
+(within the item's tolerance) is undecided; one left unstable (within the noise) does not count
+as long as there are no more of them than the noise itself produces. Pure noise makes an item's
+first answer differ from the baseline's with probability about r̄ = (r_now + r_base)/2, so over
+n compared items it makes E = n·r̄ differences (r̄: the mean over criteria), at most
+E + z·√E (z = 1.96, a Poisson bound). More unstable items than that means real movements
+hide among them. With c confirmed, u undecided, v unstable:
+
+    FAIL when 100·c/n > limit;  PASS when 100·(c + u)/n ≤ limit and v ≤ E + z·√E;
+    else INCONCLUSIVE.
 """
 
 from __future__ import annotations
@@ -36,7 +42,7 @@ from pytest_screeneval.evidence.metrics import CriterionAgreement
 from pytest_screeneval.evidence.noise import NoiseEstimate
 from pytest_screeneval.evidence.paired import FAIL, INCONCLUSIVE, PASS
 
-__all__ = ["agreement_drop_gate", "change_share", "moved_share_gate"]
+__all__ = ["agreement_drop_gate", "change_share", "moved_share_gate", "noise_differences"]
 
 _EPS = 1e-9
 
@@ -91,12 +97,29 @@ def agreement_drop_gate(
     return GateResult(plain.name, plain.value, plain.limit, plain.n, status, detail)
 
 
-def moved_share_gate(plain: GateResult, statuses: Mapping[str, int], reviewed: int) -> GateResult:
+def noise_differences(noise: NoiseEstimate, baseline_noise: NoiseEstimate | None) -> float:
+    """r̄: the chance that pure noise makes an item's first answer differ from the baseline's."""
+    shares = []
+    for c in noise.criteria:
+        r_base = c.changed_share
+        if baseline_noise is not None and baseline_noise.measured:
+            r_base, _ = change_share(baseline_noise, c.criterion)
+        shares.append((c.changed_share + r_base) / 2.0)
+    return sum(shares) / len(shares) if shares else 0.0
+
+
+def moved_share_gate(
+    plain: GateResult,
+    statuses: Mapping[str, int],
+    reviewed: int,
+    noise_share: float = 0.0,
+    z: float = 1.96,
+) -> GateResult:
     """The plain ``moved-share`` gate counting confirmed movements only (module docstring).
 
     ``statuses``: how many unreviewed movements were ``confirmed``, ``unstable``,
     ``unconfirmed`` (budget spent) or ``not re-scored`` (within the item's tolerance); with none
-    but confirmed ones the plain gate stands as it is.
+    but confirmed ones the plain gate stands as it is. ``noise_share``: r̄.
     """
     unstable = statuses.get("unstable", 0)
     spent = statuses.get("unconfirmed", 0)
@@ -108,15 +131,18 @@ def moved_share_gate(plain: GateResult, statuses: Mapping[str, int], reviewed: i
     n = plain.n
     limit = float(plain.limit.removeprefix("<= "))
     value = 100.0 * confirmed / n
+    expected = n * noise_share
+    explained = expected + z * math.sqrt(expected)
     if value > limit + _EPS:
         status = FAIL
-    elif 100.0 * (confirmed + undecided) / n <= limit + _EPS:
+    elif 100.0 * (confirmed + undecided) / n <= limit + _EPS and unstable <= explained + _EPS:
         status = PASS
     else:
         status = INCONCLUSIVE
     parts = [
         f"{confirmed} of {n} items moved unreviewed beyond the noise; {unstable} moved within "
-        f"the noise (not counted); {undecided} undecided"
+        f"the noise (not counted; noise alone makes about {expected:.1f}, at most "
+        f"{explained:.1f}); {undecided} undecided"
         + (f" ({reviewed} reviewed, not counted)" if reviewed else "")
     ]
     parts += [p for p in plain.detail.split("; ") if "scorer error" in p]
@@ -128,6 +154,11 @@ def moved_share_gate(plain: GateResult, statuses: Mapping[str, int], reviewed: i
             ways.append(
                 f"lower screeneval_movement_tolerance so that items re-score the "
                 f"{within_tolerance} within it"
+            )
+        if unstable > explained + _EPS:
+            ways.append(
+                "review the unstable movements (more than the noise explains: real ones hide "
+                "among them) or give the baseline more answers (--screeneval-repeat)"
             )
         parts.append(f"to decide: {' or '.join(ways)}")
     return GateResult(plain.name, value, plain.limit, n, status, "; ".join(parts))

@@ -67,7 +67,7 @@ class BaselineConfirmation:
     def _rescored(self, case: Case) -> tuple[int, bool]:
         """Probe, then re-score the original up to 1 + CONFIRM_REPEATS answers unless the scorer
         measured no noise. Returns the calls made and whether the budget refused them."""
-        calls = self.confirmer.probe()
+        calls = self.confirmer.probe(spread=True)
         noise = self.confirmer.noise()
         if noise.measured and noise.deterministic:
             return calls, False

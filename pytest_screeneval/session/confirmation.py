@@ -177,8 +177,12 @@ class Confirmer:
         scores.run.flush()
         return len(results)
 
-    def probe(self) -> int:
-        """Measure the noise once per process: re-score originals this process has scored."""
+    def probe(self, *, spread: bool = False) -> int:
+        """Measure the noise once per process: re-score originals this process has scored.
+
+        ``spread``: an item asks mid-run, so first wait for enough of the originals queued
+        next (at the end of a run everything that will be scored already is, or was stopped).
+        """
         if self.probed:
             return 0
         self.probed = True
@@ -193,9 +197,11 @@ class Confirmer:
                 and case_id in self.cases
             }
         )
+        wanted = max(PROBE_MIN_TEXTS, math.floor(PROBE_SHARE * self.planned_calls * self.share))
+        if spread:
+            originals += self._settle_more(originals, wanted)
         if not originals:
             return 0
-        wanted = max(PROBE_MIN_TEXTS, math.floor(PROBE_SHARE * self.planned_calls * self.share))
         texts = {case_id: self.cases[case_id].input_text for case_id in originals}
         # spread over the originals, evenly, round after round when there are fewer of them
         step = max(1, len(originals) // wanted) if wanted < len(originals) else 1
@@ -205,9 +211,32 @@ class Confirmer:
         self.extra_calls += calls
         return calls
 
+    def _settle_more(self, originals: Sequence[str], wanted: int) -> list[str]:
+        """Wait for the originals queued next in this process, so that the probe spreads over
+        ``wanted`` texts: probed at an item of the run's first case, it would otherwise re-score
+        that one text over and over, and one text that happens to come back alike five times
+        would pass a noisy scorer for a deterministic one."""
+        planned = getattr(self.scores, "planned_calls", None)
+        settle = getattr(self.scores, "settle", None)
+        if not callable(planned) or not callable(settle):
+            return []
+        have = set(originals)
+        queued = [
+            job.case_id
+            for job in planned()
+            if job.variant_key == ORIGINAL
+            and job.repeat_index == 0
+            and job.case_id in self.cases
+            and job.case_id not in have
+        ]
+        more = list(dict.fromkeys(queued))[: max(0, wanted - len(have))]
+        for case_id in more:
+            settle(case_id)
+        return [c for c in more if (c, ORIGINAL, 0) in self.scores.results]
+
     def exact(self) -> bool:
         """Whether this scorer measured no noise (probing first): its differences are exact."""
-        self.probe()
+        self.probe(spread=True)
         noise = self.noise()
         return noise.measured and noise.deterministic
 
@@ -223,7 +252,7 @@ class Confirmer:
         family: int = 1,
     ) -> Outcome:
         """Confirm that the largest difference between ``sides`` exceeds ``limit``."""
-        calls = self.probe()
+        calls = self.probe(spread=True)
         noise = self.noise()
         if not (noise.measured and noise.deterministic):  # no evidence of no noise: re-score
             wanted: list[tuple[str, Side]] = []

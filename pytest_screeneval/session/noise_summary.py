@@ -13,7 +13,11 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from pytest_screeneval.evidence.baseline_gates import agreement_drop_gate, moved_share_gate
+from pytest_screeneval.evidence.baseline_gates import (
+    agreement_drop_gate,
+    moved_share_gate,
+    noise_differences,
+)
 from pytest_screeneval.evidence.gates import GateResult
 from pytest_screeneval.evidence.noise_gates import counterfactual_gate, perturbation_gate
 from pytest_screeneval.evidence.paired import INCONCLUSIVE
@@ -76,7 +80,8 @@ def judge_against_noise(
         if name == "agreement-drop" and target in rows and against_baseline is not None:
             judged = agreement_drop_gate(gate, rows[target], noise, against_baseline.baseline.noise)
         elif name == "moved-share" and against_baseline is not None:
-            judged = moved_share_gate(gate, moved, reviewed)
+            share = noise_differences(noise, against_baseline.baseline.noise)
+            judged = moved_share_gate(gate, moved, reviewed, share)
         elif name == "counterfactual-gap" and counterfactual_rows.get(target):
             judged = counterfactual_gate(
                 target, counterfactual_rows[target], noise, settings.max_gap
