@@ -96,8 +96,9 @@ def _confirmed_or_noted(
         notes.append(f"{confirmation.status}, not a finding: {confirmation.line}")
 
 
-def _confirmed_line(confirmation: ConfirmationNote | None, reasons: Sequence[str]) -> list[str]:
-    if confirmation is not None and confirmation.confirmed and reasons:
+def _confirmed_line(confirmation: ConfirmationNote | None) -> list[str]:
+    """The block's line saying how a failing difference was confirmed."""
+    if confirmation is not None and confirmation.confirmed:
         return [f"  confirmed  {confirmation.line}"]
     return []
 
@@ -183,7 +184,7 @@ def criterion_verdict(
                         f"{tolerances.movement:g}, not reviewed"
                     )
                     _confirmed_or_noted(confirmation, moved_reason, reasons, notes)
-                    confirmed_lines = _confirmed_line(confirmation, [moved_reason])
+                    confirmed_lines = _confirmed_line(confirmation)
 
     lines = [f"{case.id} · {criterion}"]
     lines.append(f"  score      {score if score is not None else 'none'}")
@@ -258,7 +259,7 @@ def decision_verdict(
                     f"it (screeneval review {run_id or 'RUN'} {case.id} --by NAME --note TEXT)"
                 )
                 _confirmed_or_noted(confirmation, crossed, reasons, notes)
-                confirmed_lines = _confirmed_line(confirmation, [crossed])
+                confirmed_lines = _confirmed_line(confirmation)
     lines += confirmed_lines
     for reason in reasons:
         lines.append(f"  FAILED     {reason}")
