@@ -17,6 +17,7 @@ from pathlib import Path
 # library first imported inside one would be imported again later as a second copy whose exception
 # classes no longer match the first (httpx would then leak raw transport errors past openai).
 import openai  # noqa: F401
+import psycopg  # noqa: F401  (its C errors would stop matching SQLAlchemy's wrapping)
 import pytest
 import sqlalchemy  # noqa: F401
 

@@ -29,8 +29,10 @@ from pytest_screeneval.scoring.protocol import (
     ScorerUnavailable,
     errors_with_raw,
 )
+from pytest_screeneval.scoring.slots import PrioritySlots
 
 __all__ = [
+    "URGENT",
     "JobResult",
     "LoopBlocked",
     "Runner",
@@ -257,6 +259,9 @@ def _ms(started: float) -> float:
     return (time.perf_counter() - started) * 1000.0
 
 
+URGENT = -1  # the priority of a text an item is waiting for now: ahead of everything queued
+
+
 class LoopBlocked(ScreenevalError):
     """An ``async def`` scorer held the event loop (a blocking call inside it): stop the run."""
 
@@ -265,8 +270,9 @@ class Runner:
     """One session's scorer calls: one event loop in a thread of its own, one bounded queue.
 
     Every call (originals, variants, perturbation examples, repeats, confirmations, shrinking)
-    is submitted here and waits its turn for one of ``concurrency`` slots, in submission order
-    (asyncio's semaphore is first come, first served). An async scorer runs on this loop, so it
+    is submitted here and waits its turn for one of ``concurrency`` slots: the lowest priority
+    first (the case whose items run next; ``URGENT`` for a text an item waits for now), equal
+    priorities in submission order (``scoring.slots``). An async scorer runs on this loop, so it
     keeps one client (one connection pool) for the whole session; a plain ``def`` scorer runs in
     a daemon thread while it holds a slot, so the same limit bounds both. Results are handed
     back as futures: the caller decides when to wait, and Ctrl-C reaches it while it does.
@@ -318,16 +324,17 @@ class Runner:
         self._beat = time.monotonic()
         self._loop.call_later(self.HEARTBEAT_S, self._heartbeat)
 
-    async def _make_limit(self) -> tuple[asyncio.Semaphore, asyncio.Event]:
-        return asyncio.Semaphore(self.concurrency), asyncio.Event()
+    async def _make_limit(self) -> tuple[PrioritySlots, asyncio.Event]:
+        return PrioritySlots(self.concurrency), asyncio.Event()
 
     def release(self) -> None:
         """Let the queued calls go (a paused runner holds them: the plan is printed first)."""
         self._loop.call_soon_threadsafe(self._go.set)
 
-    async def _guarded(self, job: ScoringJob) -> JobResult:
-        await self._go.wait()  # waiters wake in the order they came: submission order holds
-        async with self._limit:
+    async def _guarded(self, job: ScoringJob, priority: int) -> JobResult:
+        await self._go.wait()
+        await self._limit.acquire(priority)  # the most urgent first, then submission order
+        try:
             if self.fatal is not None:
                 raise self.fatal  # the run is stopping: no call leaves after the stop
             self.in_flight += 1
@@ -344,15 +351,21 @@ class Runner:
             finally:
                 self.in_flight -= 1
                 self.finished += 1
+        finally:
+            self._limit.release()
 
     def _cancel_others(self) -> None:
         for task in asyncio.all_tasks(self._loop):
             if task is not asyncio.current_task():
                 task.cancel()
 
-    def submit(self, job: ScoringJob) -> concurrent.futures.Future[JobResult]:
-        """Queue one call; its future holds the result (or ScorerUnavailable)."""
-        future = asyncio.run_coroutine_threadsafe(self._guarded(job), self._loop)
+    def submit(self, job: ScoringJob, priority: int = 0) -> concurrent.futures.Future[JobResult]:
+        """Queue one call; its future holds the result (or ScorerUnavailable).
+
+        A lower ``priority`` goes sooner (the session passes its case's place in the item
+        order, and URGENT for a text an item waits for now); equal ones in submission order.
+        """
+        future = asyncio.run_coroutine_threadsafe(self._guarded(job, priority), self._loop)
         self.submitted += 1
         self._futures.append(future)
         return future

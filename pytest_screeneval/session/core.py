@@ -239,15 +239,33 @@ class ScreenevalSession:
         price: tuple[float, float] | None = None,
     ) -> CostPlan:
         """Queue every text the selected items need, print the plan, open the run, let the
-        calls go. Nothing is called before the plan is printed and checked; with
-        ``plan_only`` nothing is called and no run is opened."""
+        calls go, then draw the perturbation examples. Nothing is called before the plan is
+        printed and checked; with ``plan_only`` nothing is called and no run is opened.
+
+        The examples are drawn after the calls go (a Hypothesis search per case and kind takes
+        ~10 ms: seconds before the first call on a large set), each queued as it is drawn, at
+        its case's place in the order: so the plan counts them as a bound, the examples asked
+        for, which identical draws only lower.
+        """
         self.needs = list(needs)
         runner = self._runner(paused=True)
-        self.stream(self.needs, progress)
+        self.stream(self.needs, progress, draw=False)
         planned = self.scores.planned_calls()
-        self.confirmer.plan(len(planned))  # the budget: twice the calls, unless set
+        examples = max(1, self.settings.perturbation_examples)
+        example_slots = [
+            self.cases[need.case_id].input_text
+            for need in self.needs
+            if need.kind == "perturbation"
+            for _ in range(examples)
+        ]
+        # the budget: twice the calls, unless set
+        self.confirmer.plan(len(planned) + len(example_slots))
         self.plan = cost_plan(
-            planned, len(self.rubric.criterion_names), price, self.confirmer.budget
+            planned,
+            len(self.rubric.criterion_names),
+            price,
+            self.confirmer.budget,
+            example_texts=example_slots,
         )
         for line in self.plan.lines(price):
             announce(line)
@@ -255,11 +273,16 @@ class ScreenevalSession:
             return self.plan
         if max_calls is not None and self.plan.calls > max_calls:
             raise ScreenevalError(
-                f"The run would make {self.plan.calls} scorer calls, over screeneval_max_calls "
-                f"= {max_calls}; select fewer items (-k) or raise the limit."
+                f"The run would make up to {self.plan.calls} scorer calls, over "
+                f"screeneval_max_calls = {max_calls}; select fewer items (-k) or raise the limit."
             )
         self.begin_run(selection, cases_selected=len({need.case_id for need in needs}))
         runner.release()
+        by_case: dict[str, list[ItemNeed]] = {}
+        for need in self.needs:
+            by_case.setdefault(need.case_id, []).append(need)
+        for case_id, case_needs in by_case.items():  # in item order, scoring meanwhile
+            self._draw(case_id, case_needs)
         return self.plan
 
     def begin_run(self, selection: str, cases_selected: int | None = None) -> int:
@@ -301,29 +324,35 @@ class ScreenevalSession:
         return self.runner
 
     def stream(
-        self, needs: Sequence[ItemNeed], progress: Callable[..., None] | None = None
+        self,
+        needs: Sequence[ItemNeed],
+        progress: Callable[..., None] | None = None,
+        *,
+        draw: bool = True,
     ) -> None:
         """Queue every text these items need, case by case in item order, and return.
 
         The runner scores in the background while items run; an item waits for its own case
-        only (``ensure_scored``). Perturbation examples are drawn here, before their calls.
+        only (``ensure_scored``). With ``draw``, each case's perturbation examples are drawn
+        and queued right after its texts.
         """
         self.scores.progress = progress
-        self.scores.start(self._runner(), needs, reuse=self.reuse, after_case=self._draw)
+        after_case = self._draw if draw else None
+        self.scores.start(self._runner(), needs, reuse=self.reuse, after_case=after_case)
 
     def _draw(self, case_id: str, needs: Sequence[ItemNeed]) -> None:
         """Queue the perturbation examples this case's items will judge, drawn as they will be."""
+        kinds = [n.target for n in needs if n.kind == "perturbation" and n.case_id == case_id]
+        if not kinds:
+            return  # nothing to draw: Hypothesis (a second to import) is not needed
         from pytest_screeneval.golden.model import sha256_text
         from pytest_screeneval.probes.draw import draw_texts
 
         case = self.cases[case_id]
         examples = self.settings.perturbation_examples
-        for need in needs:
-            if need.kind == "perturbation" and need.case_id == case_id:
-                for text in draw_texts(case.id, need.target, case.input_text, examples):
-                    self.scores.add_text(
-                        case, f"perturb:{need.target}:{sha256_text(text)[:12]}", text
-                    )
+        for kind in kinds:
+            for text in draw_texts(case.id, kind, case.input_text, examples):
+                self.scores.add_text(case, f"perturb:{kind}:{sha256_text(text)[:12]}", text)
 
     def score_needs(
         self, needs: Sequence[ItemNeed], progress: Callable[..., None] | None = None

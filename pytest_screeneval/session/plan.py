@@ -45,6 +45,10 @@ class CostPlan:
         return asdict(self) | {"token_rule": TOKEN_RULE}
 
     def lines(self, price: tuple[float, float] | None) -> list[str]:
+        # examples are drawn as the calls go: the plan counts those asked for, a bound
+        drawn = self.perturbation_examples
+        examples = f"up to {drawn}" if drawn else "0"
+        calls = f"at most {self.calls} calls" if drawn else f"{self.calls} calls"
         bound = "unknown" if self.confirm_bound is None else f"at most {self.confirm_bound}"
         cost = (
             f"about {self.cost:.2f} at {price[0]:g} / {price[1]:g} per million tokens in / out"
@@ -53,8 +57,7 @@ class CostPlan:
         )
         return [
             f"screeneval plan: {self.originals} originals, {self.variants} variants, "
-            f"{self.perturbation_examples} perturbation examples, {self.repeats} repeats: "
-            f"{self.calls} calls",
+            f"{examples} perturbation examples, {self.repeats} repeats: {calls}",
             f"screeneval plan: about {self.prompt_tokens} prompt + {self.completion_tokens} "
             f"completion tokens ({TOKEN_RULE}); cost {cost}",
             f"screeneval plan: confirmation re-scores {bound} (they depend on the answers)",
@@ -66,10 +69,18 @@ def cost_plan(
     criteria: int,
     price: tuple[float, float] | None,
     confirm_bound: int | None,
+    *,
+    example_texts: Iterable[str] = (),
 ) -> CostPlan:
-    """The plan of these queued calls (one job a call; identical texts already shared)."""
+    """The plan of these queued calls (one job a call; identical texts already shared) and of
+    the perturbation examples still to draw: one text per example asked for (the case's text,
+    whose size a perturbed copy keeps), a bound, since identical draws are scored once."""
     originals = variants = examples = repeats = prompt = 0
     count = 0
+    for text in example_texts:
+        count += 1
+        examples += 1
+        prompt += math.ceil(len(text) / CHARS_PER_TOKEN) + PROMPT_OVERHEAD_TOKENS
     for job in calls:
         count += 1
         if job.variant_key == "":

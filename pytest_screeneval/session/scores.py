@@ -17,7 +17,7 @@ from pytest_screeneval.golden.model import sha256_text
 from pytest_screeneval.probes.counterfactual import case_variants, variant_key
 from pytest_screeneval.scoring.protocol import CriterionScore
 from pytest_screeneval.scoring.redact import Redactor, scorer_secrets
-from pytest_screeneval.scoring.runner import JobResult, Runner, ScoringJob
+from pytest_screeneval.scoring.runner import URGENT, JobResult, Runner, ScoringJob
 
 if TYPE_CHECKING:
     from pytest_screeneval.golden.model import Case, Rubric, Variants
@@ -49,6 +49,8 @@ class _Entry:
     future: concurrent.futures.Future[JobResult]
     twins: list[ScoringJob] = field(default_factory=list)
     recorded: bool = False
+    stored: JobResult | None = None  # the (redacted) answer whose rows went to the store early
+    stored_twins: int = 0  # of the twins, how many had their rows stored with it
 
 
 @dataclass(frozen=True)
@@ -87,6 +89,8 @@ class Scores:
         self.calls = 0
         self.served_models: set[str] = set()
         self._entries: list[_Entry] = []
+        self._swept = 0  # entries before this index are recorded or stored (_store_answered)
+        self._rank: dict[str, int] = {}  # case -> its place in the item order: its calls' priority
         self._by_text: dict[tuple[str, int], _Entry] = {}
         self._by_case: dict[str, list[_Entry]] = defaultdict(list)
         self._reserved: dict[tuple[str, str], int] = {}
@@ -194,7 +198,8 @@ class Scores:
             entry.twins.append(job)
         else:
             assert self.runner is not None
-            entry = _Entry(job, self.runner.submit(job))
+            rank = self._rank.setdefault(job.case_id, len(self._rank))
+            entry = _Entry(job, self.runner.submit(job, rank))
             self._by_text[key] = entry
             self._entries.append(entry)
         self._by_case[job.case_id].append(entry)
@@ -222,8 +227,33 @@ class Scores:
             if not entry.recorded:
                 entry.recorded = True
                 self.calls += 1
-                self._record(result, entry.twins)
+                if entry.stored is not None:
+                    self._record(entry.stored, entry.twins, stored=entry.stored_twins)
+                else:
+                    self._record(result, entry.twins)
+        self._store_answered()
         self.run.flush()
+
+    def _store_answered(self) -> None:
+        """Queue for the store the rows of every call answered so far, ahead of their items.
+
+        The item that waits next then writes them all in one transaction: a write per case
+        costs a transaction per case, which was a third of the plugin's time on 10,000 items
+        with a fast scorer. What items and the noise probe read (results, the cache) still
+        changes only as each case settles, in item order, whatever the scorer's timing.
+        """
+        entries = self._entries
+        while self._swept < len(entries):
+            entry = entries[self._swept]
+            if not entry.recorded and entry.stored is None:
+                future = entry.future
+                if not future.done() or future.cancelled() or future.exception() is not None:
+                    return  # in queue order: later answers wait for the next settle
+                result = self._redacted(future.result())
+                entry.stored, entry.stored_twins = result, len(entry.twins)
+                for copy in self._copies(result, entry.twins):
+                    self.run.queue(copy)
+            self._swept += 1
 
     def _tick(self) -> None:
         if self.progress is not None and self.runner is not None:
@@ -278,19 +308,33 @@ class Scores:
             by_criterion={key: clean(score) for key, score in result.by_criterion.items()},
         )
 
-    def _record(self, result: JobResult, twins: Sequence[ScoringJob]) -> None:
-        result = self._redacted(result)
-        job = result.job
-        for target in (job, *twins):
-            # a twin shares the answer, not the call: its rows carry no tokens of their own
-            copy = (
-                result
-                if target is job
-                else replace(result, job=target, cached=True, prompt_tokens=0, completion_tokens=0)
-            )
+    def _copies(self, result: JobResult, twins: Sequence[ScoringJob]) -> list[JobResult]:
+        """The answer for its job, then one for each twin: a twin shares the answer, not the
+        call, so its rows carry no tokens of their own."""
+        return [
+            result,
+            *(
+                replace(result, job=twin, cached=True, prompt_tokens=0, completion_tokens=0)
+                for twin in twins
+            ),
+        ]
+
+    def _record(
+        self, result: JobResult, twins: Sequence[ScoringJob], *, stored: int | None = None
+    ) -> None:
+        """Give the answer to the run: results, the cache, and its rows for the store.
+
+        ``stored``: the answer is already redacted and its rows (with that many twins) were
+        stored early (``_store_answered``); only twins queued since get rows now.
+        """
+        if stored is None:
+            result = self._redacted(result)
+        for index, copy in enumerate(self._copies(result, twins)):
+            target = copy.job
             self.results[(target.case_id, target.variant_key, target.repeat_index)] = copy
             self.cache.setdefault((target.input_sha256, target.repeat_index), copy)
-            self.run.queue(copy)
+            if stored is None or index > stored:
+                self.run.queue(copy)
         self.run.flush()
 
     def score_text(self, case: Case, variant: str, text: str) -> JobResult:
@@ -327,7 +371,9 @@ class Scores:
                     repeat = self.next_repeat(request.case_id, request.variant_key)
                 job = ScoringJob(request.case_id, request.variant_key, repeat, request.text, sha)
             self._reserve(job)
-            entry = _Entry(job, self.runner.submit(job))
+            # an item waits for this text now (a re-score, a shrinking candidate): it goes
+            # before every call queued ahead for later cases
+            entry = _Entry(job, self.runner.submit(job, URGENT))
             self._entries.append(entry)
             if job.repeat_index == 0:
                 self._by_text.setdefault((job.input_sha256, 0), entry)
