@@ -12,12 +12,12 @@ Pure module: Hypothesis, no pytest.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pytest_screeneval.probes.perturb import Perturbation, perturbations
 
-__all__ = ["draw_texts", "perturbation_seed", "search"]
+__all__ = ["draw_case", "draw_texts", "perturbation_seed", "search"]
 
 
 def perturbation_seed(case_id: str, kind: str) -> int:
@@ -67,3 +67,11 @@ def draw_texts(case_id: str, kind: str, text: str, examples: int) -> list[str]:
     drawn: list[str] = []
     search(case_id, kind, text, examples, lambda p: drawn.append(p.apply(text)), shrink=False)
     return drawn
+
+
+def draw_case(
+    case_id: str, kinds: Sequence[str], text: str, examples: int
+) -> list[tuple[str, list[str]]]:
+    """Every kind's drawn texts for one case, in the order of ``kinds`` (picklable: a worker
+    process runs it)."""
+    return [(kind, draw_texts(case_id, kind, text, examples)) for kind in kinds]

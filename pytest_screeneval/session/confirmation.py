@@ -99,6 +99,7 @@ class Confirmer:
         self.probe_calls = 0
         self.probed = False
         self.spent_items = 0
+        self._noise: tuple[tuple[int, int], NoiseEstimate] | None = None
 
     def plan(self, calls: int) -> None:
         """The calls the selection plans before any confirmation (sets the probe and budget)."""
@@ -126,6 +127,17 @@ class Confirmer:
 
     def noise(self) -> NoiseEstimate:
         """The noise measured so far from every text answered more than once."""
+        # Every item asks. Answers are added, never replaced, and only a text's second answer
+        # (a repeat) changes the estimate: the count of repeats tells when to compute again.
+        results = self.scores.results
+        key = (id(results), sum(1 for _case, _variant, repeat in results if repeat))
+        if self._noise is not None and self._noise[0] == key:
+            return self._noise[1]
+        estimate = self._estimate_noise()
+        self._noise = (key, estimate)
+        return estimate
+
+    def _estimate_noise(self) -> NoiseEstimate:
         samples: dict[str, list[tuple[int, dict[str, int]]]] = defaultdict(list)
         for (case, variant, repeat), result in self.scores.results.items():
             if result.cached or not result.by_criterion:

@@ -44,6 +44,7 @@ from pytest_screeneval.store.database import Store, default_url
 
 if TYPE_CHECKING:
     from pytest_screeneval.evidence.verdicts import CriterionEvidence, Verdict
+    from pytest_screeneval.session.drawing import ExampleDrawer
 
 __all__ = ["ORIGINAL", "ItemNeed", "RunSummary", "ScreenevalSession"]
 
@@ -96,6 +97,7 @@ class ScreenevalSession:
         self.acceptance_error: str | None = None
         self.start_error: str | None = None
         self.runner: Runner | None = None
+        self.drawer: ExampleDrawer | None = None  # perturbation examples, drawn beside scoring
         self.plan: CostPlan | None = None
         self.upcoming: Callable[[], list[str]] | None = None  # an xdist worker's next cases
 
@@ -278,12 +280,41 @@ class ScreenevalSession:
             )
         self.begin_run(selection, cases_selected=len({need.case_id for need in needs}))
         runner.release()
-        by_case: dict[str, list[ItemNeed]] = {}
-        for need in self.needs:
-            by_case.setdefault(need.case_id, []).append(need)
-        for case_id, case_needs in by_case.items():  # in item order, scoring meanwhile
-            self._draw(case_id, case_needs)
+        self._start_drawing()
         return self.plan
+
+    def _start_drawing(self) -> None:
+        """Draw every perturbation example beside the scoring (``session.drawing``); each case's
+        are queued in item order as they come (``_take_drawn``)."""
+        kinds_of: dict[str, list[str]] = {}
+        for need in self.needs:
+            if need.kind == "perturbation":
+                kinds_of.setdefault(need.case_id, []).append(need.target)
+        if not kinds_of:
+            return  # nothing to draw: Hypothesis (a second to import) is not needed
+        from pytest_screeneval.session.drawing import DrawRequest, ExampleDrawer
+
+        examples = self.settings.perturbation_examples
+        self.drawer = ExampleDrawer(
+            [
+                DrawRequest(case_id, tuple(kinds), self.cases[case_id].input_text, examples)
+                for case_id, kinds in kinds_of.items()
+            ]
+        )
+        self.scores.on_wait = self._take_drawn
+        self._take_drawn()
+
+    def _take_drawn(self, through: str | None = None) -> None:
+        """Queue the examples drawn so far (and, ``through`` a case, wait for its)."""
+        if self.drawer is None:
+            return
+        from pytest_screeneval.golden.model import sha256_text
+
+        for case_id, kind, texts in self.drawer.take(through):
+            case = self.cases[case_id]
+            self.fairness.drawn[(case_id, kind)] = texts
+            for text in texts:
+                self.scores.add_text(case, f"perturb:{kind}:{sha256_text(text)[:12]}", text)
 
     def begin_run(self, selection: str, cases_selected: int | None = None) -> int:
         """Sync the golden set into the store and open the run row."""
@@ -351,7 +382,9 @@ class ScreenevalSession:
         case = self.cases[case_id]
         examples = self.settings.perturbation_examples
         for kind in kinds:
-            for text in draw_texts(case.id, kind, case.input_text, examples):
+            texts = draw_texts(case.id, kind, case.input_text, examples)
+            self.fairness.drawn[(case.id, kind)] = texts
+            for text in texts:
                 self.scores.add_text(case, f"perturb:{kind}:{sha256_text(text)[:12]}", text)
 
     def score_needs(
@@ -373,6 +406,11 @@ class ScreenevalSession:
 
     def drain(self, *, stopped: bool) -> None:
         """At the end: wait for what is queued, or after a stop cancel what will not run."""
+        if self.drawer is not None:
+            if stopped:
+                self.drawer.close()
+            else:  # every example an item asked for is queued before the last wait
+                self._take_drawn(through=self.drawer.last_case)
         self.scores.settle_all(stop=stopped)
 
     def runner_error(self) -> str | None:
@@ -420,6 +458,7 @@ class ScreenevalSession:
                 pending = self.worker_needs.pop(upcoming, None)
                 if pending:
                     self.stream(pending)
+        self._take_drawn(through=case_id)
         self.scores.settle(case_id)
 
     def worker_output(self) -> dict[str, object]:
@@ -558,6 +597,8 @@ class ScreenevalSession:
         self.run.finish(status, self.scores.served(), verdict)
 
     def close(self) -> None:
+        if self.drawer is not None:
+            self.drawer.close()
         if self.runner is not None:
             self.runner.close()
         if self.store is not None:

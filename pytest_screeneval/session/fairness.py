@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from pytest_screeneval.evidence.verdicts import Verdict
@@ -49,6 +49,8 @@ class Fairness:
         self.confirmer = confirmer
         self.counterfactual_gaps: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
         self.perturbation_shifts: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
+        # (case, kind) -> the texts drawn ahead for it (the session fills it as it queues them)
+        self.drawn: dict[tuple[str, str], list[str]] = {}
 
     def overall_of(self, result: JobResult) -> float | None:
         return self.scores.overall_of(result)
@@ -174,6 +176,8 @@ class Fairness:
             text = perturbation.apply(case.input_text)
             sha = sha256_text(text)
             if sha in seen:
+                if seen[sha].perturbation is None:  # judged ahead: now its edit is known
+                    seen[sha] = replace(seen[sha], perturbation=perturbation)
                 return seen[sha]
             side = Side("perturbed", f"perturb:{kind}:{sha[:12]}", text)
             result = self.score_text(case, side.variant_key, text)
@@ -188,12 +192,42 @@ class Fairness:
             return seen[sha]
 
         def failure(example: _Example, outcome: Outcome | None) -> _PerturbationFailure:
+            diff = (
+                describe(example.perturbation, case.input_text)
+                if example.perturbation is not None
+                else f"  the drawn example {example.side.variant_key}"
+            )
             return _PerturbationFailure(
                 f"the overall score moved {base_overall:.1f} → {example.overall:.1f} "
                 f"({example.shift:.1f} points, limit {limit:g})",
-                describe(example.perturbation, case.input_text),
+                diff,
                 outcome,
             )
+
+        def judged_ahead() -> bool:
+            """Judge the examples drawn ahead from their answers, without running Hypothesis
+            again: they are the very texts this search generates, in its order (same seed,
+            same settings: probes/draw.py). True when that decides the search: every example
+            has an answer and, for an exact scorer, none fails (a failure is searched again,
+            to shrink it). Hypothesis in the session's thread holds the GIL that scoring needs.
+            """
+            texts = self.drawn.get((case_id, kind))
+            if texts is None:
+                return False
+            ahead: dict[str, _Example] = {}
+            for text in texts:
+                sha = sha256_text(text)
+                if sha in ahead:
+                    continue
+                side = Side("perturbed", f"perturb:{kind}:{sha[:12]}", text)
+                overall = self.overall_of(self.score_text(case, side.variant_key, text))
+                if overall is None:
+                    return False  # the search meets it and says how the scorer failed
+                ahead[sha] = _Example(abs(overall - base_overall), overall, None, side)
+            if exact and any(e.shift > limit + 1e-9 for e in ahead.values()):
+                return False
+            seen.update(ahead)
+            return True
 
         def confirm(example: _Example) -> Outcome:
             sha = sha256_text(example.side.text)
@@ -232,9 +266,11 @@ class Fairness:
         properties: list[tuple[str, str]] = []
         try:
             if exact:
-                search(fail_on_first, shrink=True)
+                if not judged_ahead():
+                    search(fail_on_first, shrink=True)
             else:
-                search(record_only, shrink=False)
+                if not judged_ahead():
+                    search(record_only, shrink=False)
                 worst = max(seen.values(), key=lambda e: e.shift, default=None)
                 if worst is not None and worst.shift > limit + 1e-9:
                     outcome = confirm(worst)
@@ -325,7 +361,7 @@ class _Example:
 
     shift: float
     overall: float
-    perturbation: Perturbation
+    perturbation: Perturbation | None  # None: judged from the texts drawn ahead
     side: Side
 
 

@@ -84,6 +84,7 @@ class Scores:
         self._redactor: Redactor | None = None  # built from the scorer at its first result
         self.runner: Runner | None = None
         self.progress: Callable[[int, int, int], None] | None = None  # scored, total, in flight
+        self.on_wait: Callable[[], None] | None = None  # called while a wait goes on (drawing)
         self.results: dict[tuple[str, str, int], JobResult] = {}
         self.cache: dict[tuple[str, int], JobResult] = {}
         self.calls = 0
@@ -256,6 +257,8 @@ class Scores:
             self._swept += 1
 
     def _tick(self) -> None:
+        if self.on_wait is not None:
+            self.on_wait()
         if self.progress is not None and self.runner is not None:
             runner = self.runner
             self.progress(runner.finished, runner.submitted, runner.in_flight)

@@ -197,6 +197,7 @@ class OpenAIScorer:
         # The run of identical request failures that stops the run at stop_after_failures.
         self._streak_cause = ""
         self._streak = 0
+        self._formats: dict[tuple[str, str], dict[str, Any] | None] = {}
 
     def __repr__(self) -> str:  # the key stays out of every repr and log line
         return f"OpenAIScorer(model={self.settings.model!r}, endpoint={self.endpoint!r})"
@@ -381,6 +382,13 @@ class OpenAIScorer:
         with self._clients_lock:
             self._streak_cause, self._streak = "", 0
 
+    def _response_format(self, rubric: Rubric, dialect: str) -> dict[str, Any] | None:
+        """The response format of a dialect, built once per rubric (it never changes)."""
+        key = (rubric.sha, dialect)
+        if key not in self._formats:
+            self._formats[key] = response_format(rubric, dialect)
+        return self._formats[key]
+
     def _request(self, text: str, rubric: Rubric, dialect: str) -> dict[str, Any]:
         system, user = self.template.render(rubric, text)
         if dialect != "json_schema":
@@ -394,9 +402,13 @@ class OpenAIScorer:
             ],
             "temperature": self.settings.temperature,
         }
-        wanted = response_format(rubric, dialect)
+        wanted = self._response_format(rubric, dialect)
         if wanted is not None:
-            request["response_format"] = wanted
+            # Sent as it is: given as the typed ``response_format`` argument, openai-python
+            # walks the whole schema through its TypedDict transform on every call (a quarter
+            # of the client's CPU per request here, held under the GIL the session's items
+            # need too), a walk that changes nothing in a plain JSON schema.
+            request["extra_body"] = {"response_format": wanted}
         if self.settings.seed is not None:
             request["seed"] = self.settings.seed
         if self.settings.max_tokens is not None:
