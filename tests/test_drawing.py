@@ -3,6 +3,7 @@ inline, the same texts in the same order as the items' own Hypothesis searches g
 
 from __future__ import annotations
 
+import pytest
 from golden_factory import make_case
 
 from pytest_screeneval.probes.draw import draw_texts
@@ -50,3 +51,18 @@ def test_what_is_drawn_is_taken_in_request_order_and_only_once() -> None:
         assert list(drawer.take(through=requests[-1].case_id)) == []
     finally:
         drawer.close()
+
+
+def test_without_worker_processes_it_draws_inline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sandbox that cannot start processes (no semaphores) still gets the same examples."""
+    from pytest_screeneval.session import drawing
+
+    def refuse(method: str) -> None:
+        raise OSError("[Errno 38] Function not implemented")
+
+    monkeypatch.setattr(drawing.multiprocessing, "get_context", refuse)
+    requests = _requests()
+    drawer = ExampleDrawer(requests, process_from=1)
+    assert drawer.in_process
+    expected = _everything(ExampleDrawer(requests, process_from=10**9), requests[-1].case_id)
+    assert _everything(drawer, requests[-1].case_id) == expected

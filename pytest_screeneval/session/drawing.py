@@ -47,6 +47,16 @@ class ExampleDrawer:
         self._futures: list[concurrent.futures.Future[list[tuple[str, list[str]]]]] = []
         searches = sum(len(r.kinds) for r in self._requests)
         if searches >= process_from:
+            self._start_worker()
+        if self._pool is None:
+            for r in self._requests:
+                done: concurrent.futures.Future[list[tuple[str, list[str]]]]
+                done = concurrent.futures.Future()
+                done.set_result(draw_case(r.case_id, r.kinds, r.text, r.examples))
+                self._futures.append(done)
+
+    def _start_worker(self) -> None:
+        try:
             # spawn, not fork: the session has threads (the runner's loop), and a forked child
             # would inherit their locks held
             context = multiprocessing.get_context("spawn")
@@ -55,12 +65,11 @@ class ExampleDrawer:
                 self._pool.submit(draw_case, r.case_id, r.kinds, r.text, r.examples)
                 for r in self._requests
             ]
-        else:
-            for r in self._requests:
-                done: concurrent.futures.Future[list[tuple[str, list[str]]]]
-                done = concurrent.futures.Future()
-                done.set_result(draw_case(r.case_id, r.kinds, r.text, r.examples))
-                self._futures.append(done)
+        except (OSError, RuntimeError, NotImplementedError):
+            # no processes here (a sandbox without semaphores): draw inline, the same texts
+            if self._pool is not None:
+                self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool, self._futures = None, []
 
     @property
     def last_case(self) -> str | None:
