@@ -74,10 +74,13 @@ def _run(
     for name, value in noise.items():
         env = "SCREENEVAL_TEST_TWEAK" if name == "tweak" else f"SCREENEVAL_NOISE_{name.upper()}"
         monkeypatch.setenv(env, value)
-    summary = pytester.path / "summary.json"
+    # one file per run: a run that wrote none must not be read as the one before
+    summary = pytester.path / f"summary-{len(list(pytester.path.glob('summary-*.json')))}.json"
     # criterion and decision items only: the fairness items have tests of their own
     # and a budget that does not run out (16 calls plan a budget of 32), unless a test says
-    result = pytester.runpytest(
+    # each run in a process of its own: two runs in one process can meet a store lock the
+    # first one's engine still holds (see the perturbation run-to-run test)
+    result = pytester.runpytest_subprocess(
         "--screeneval",
         *args,
         "-k",
@@ -86,6 +89,7 @@ def _run(
         f"screeneval_confirm_budget={budget}",
         f"--screeneval-json={summary}",
     )
+    assert summary.exists(), result.stdout.str() + result.stderr.str()
     return result, json.loads(summary.read_text(encoding="utf-8"))
 
 
