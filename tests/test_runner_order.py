@@ -27,54 +27,56 @@ RUBRIC = Rubric(
 )
 
 
-def _order_of(priorities: Sequence[int]) -> list[int]:
-    """Indexes of the waiters in the order one slot served them (all queued behind a holder)."""
+class _OneSlot:
+    """One slot, held by the test; each waiter notes its name when served and gives it back."""
 
-    async def main() -> list[int]:
-        slots = PrioritySlots(1)
-        served: list[int] = []
-        await slots.acquire(0)  # the holder: everyone below has to queue
+    def __init__(self) -> None:
+        self.slots = PrioritySlots(1)
+        self.served: list[str] = []
 
-        async def waiter(index: int, priority: int) -> None:
-            await slots.acquire(priority)
-            served.append(index)
-            slots.release()
+    async def hold(self) -> None:
+        await self.slots.acquire(0)
 
-        tasks = [asyncio.create_task(waiter(i, p)) for i, p in enumerate(priorities)]
+    async def waiter(self, name: str, priority: int) -> None:
+        await self.slots.acquire(priority)
+        self.served.append(name)
+        self.slots.release()
+
+
+def _order_of(priorities: Sequence[int]) -> list[str]:
+    """Names (indexes) of the waiters in the order one slot served them."""
+
+    async def main() -> list[str]:
+        one = _OneSlot()
+        await one.hold()  # everyone below has to queue
+        tasks = [asyncio.create_task(one.waiter(str(i), p)) for i, p in enumerate(priorities)]
         await asyncio.sleep(0)  # every waiter is queued now
-        slots.release()
+        one.slots.release()
         await asyncio.gather(*tasks)
-        return served
+        return one.served
 
     return asyncio.run(main())
 
 
 def test_the_lowest_priority_goes_first_and_ties_keep_their_order() -> None:
-    assert _order_of([5, 1, 3, 1, URGENT, 5]) == [4, 1, 3, 2, 0, 5]
+    assert _order_of([5, 1, 3, 1, URGENT, 5]) == ["4", "1", "3", "2", "0", "5"]
 
 
 def test_a_cancelled_waiter_is_skipped_and_never_holds_a_slot() -> None:
     async def main() -> tuple[list[str], int]:
-        slots = PrioritySlots(1)
-        served: list[str] = []
-        await slots.acquire(0)
-
-        async def waiter(name: str, priority: int) -> None:
-            await slots.acquire(priority)
-            served.append(name)
-            slots.release()
-
-        gone = asyncio.create_task(waiter("cancelled", 0))
-        kept = asyncio.create_task(waiter("kept", 1))
+        one = _OneSlot()
+        await one.hold()
+        gone = asyncio.create_task(one.waiter("cancelled", 0))
+        kept = asyncio.create_task(one.waiter("kept", 1))
         await asyncio.sleep(0)
         gone.cancel()
-        slots.release()
+        one.slots.release()
         await asyncio.wait_for(kept, timeout=5)
         with pytest.raises(asyncio.CancelledError):
             await gone
         # the slot came back: one more can take it at once
-        await asyncio.wait_for(slots.acquire(9), timeout=1)
-        return served, len(slots._waiting)
+        await asyncio.wait_for(one.slots.acquire(9), timeout=1)
+        return one.served, len(one.slots._waiting)
 
     served, left = asyncio.run(main())
     assert served == ["kept"] and left == 0
@@ -82,22 +84,15 @@ def test_a_cancelled_waiter_is_skipped_and_never_holds_a_slot() -> None:
 
 def test_a_waiter_cancelled_after_its_slot_was_granted_passes_it_on() -> None:
     async def main() -> list[str]:
-        slots = PrioritySlots(1)
-        served: list[str] = []
-        await slots.acquire(0)
-
-        async def waiter(name: str, priority: int) -> None:
-            await slots.acquire(priority)
-            served.append(name)
-            slots.release()
-
-        first = asyncio.create_task(waiter("granted, then cancelled", 0))
-        second = asyncio.create_task(waiter("next", 1))
+        one = _OneSlot()
+        await one.hold()
+        first = asyncio.create_task(one.waiter("granted, then cancelled", 0))
+        second = asyncio.create_task(one.waiter("next", 1))
         await asyncio.sleep(0)
-        slots.release()  # hands the slot to `first`, which has not resumed yet
+        one.slots.release()  # hands the slot to `first`, which has not resumed yet
         first.cancel()
         await asyncio.wait_for(second, timeout=5)  # a lost slot would leave it waiting
-        return served
+        return one.served
 
     assert asyncio.run(main()) == ["next"]
 
