@@ -11,6 +11,7 @@ from plugin_project import RUBRIC, make_case
 
 from pytest_screeneval.evidence.baseline_gates import (
     agreement_drop_gate,
+    crossings_gate,
     moved_share_gate,
     noise_differences,
 )
@@ -256,3 +257,25 @@ def test_the_decision_verdict_fails_on_a_crossing_only_once_confirmed() -> None:
     confirmed = ConfirmationNote("confirmed", "crossed hold → advance; confirmed by …")
     verdict = decision_verdict(case, RUBRIC, 58.3, [], BASELINE, 41.7, None, 2, confirmed)
     assert not verdict.passed and "  confirmed  crossed hold → advance" in verdict.block
+
+
+def _crossings(statuses: list[str]) -> GateResult:
+    plain = GateResult(
+        "unreviewed-crossings", float(len(statuses)), "<= 0", len(statuses), "FAIL", "3 in all"
+    )
+    return crossings_gate(plain, statuses)
+
+
+def test_only_a_confirmed_crossing_fails_the_crossings_gate() -> None:
+    # a deterministic scorer confirms every crossing: the plain verdict, value and all
+    assert (_crossings(["confirmed", "confirmed"]).status, _crossings(["confirmed"]).value) == (
+        "FAIL",
+        1.0,
+    )
+    mixed = _crossings(["confirmed", "unstable", "unconfirmed"])
+    assert (mixed.status, mixed.value) == ("FAIL", 1.0)
+    assert "1 confirmed, 2 within the scorer's noise or not confirmed" in mixed.detail
+    undecided = _crossings(["unstable", "unconfirmed"])
+    assert (undecided.status, undecided.value) == ("INCONCLUSIVE", 0.0)
+    assert "screeneval review" in undecided.detail
+    assert _crossings([]).status == "PASS"

@@ -29,12 +29,17 @@ hide among them. With c confirmed, u undecided, v unstable:
 
     FAIL when 100·c/n > limit;  PASS when 100·(c + u)/n ≤ limit and v ≤ E + z·√E;
     else INCONCLUSIVE.
+
+**unreviewed-crossings** (at most 0): a decision crossing nobody reviewed counts when its item
+confirmed it (``evidence.movement``: both runs' intervals on their own side of advance_at); one
+left unstable (within the noise) or unconfirmed (the budget was spent) is undecided. FAIL with
+any confirmed; PASS with none at all; INCONCLUSIVE when only undecided ones remain.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from pytest_screeneval.evidence.gates import GateResult
 from pytest_screeneval.evidence.intervals import two_sided_quantile
@@ -42,7 +47,13 @@ from pytest_screeneval.evidence.metrics import CriterionAgreement
 from pytest_screeneval.evidence.noise import NoiseEstimate
 from pytest_screeneval.evidence.paired import FAIL, INCONCLUSIVE, PASS
 
-__all__ = ["agreement_drop_gate", "change_share", "moved_share_gate", "noise_differences"]
+__all__ = [
+    "agreement_drop_gate",
+    "change_share",
+    "crossings_gate",
+    "moved_share_gate",
+    "noise_differences",
+]
 
 _EPS = 1e-9
 
@@ -162,3 +173,19 @@ def moved_share_gate(
             )
         parts.append(f"to decide: {' or '.join(ways)}")
     return GateResult(plain.name, value, plain.limit, n, status, "; ".join(parts))
+
+
+def crossings_gate(gate: GateResult, statuses: Sequence[str]) -> GateResult:
+    """unreviewed-crossings judged on what each unreviewed crossing's item concluded
+    (``confirmed``, ``unstable`` or ``unconfirmed``); a crossing no item judged counts."""
+    confirmed = sum(1 for status in statuses if status not in ("unstable", "unconfirmed"))
+    undecided = len(statuses) - confirmed
+    status = FAIL if confirmed else (INCONCLUSIVE if undecided else PASS)
+    detail = gate.detail
+    if undecided:
+        detail = (
+            f"{detail}; {confirmed} confirmed, {undecided} within the scorer's noise or not "
+            "confirmed: to decide, review them (screeneval review RUN CASE) or re-run with "
+            "--screeneval-repeat"
+        )
+    return GateResult(gate.name, float(confirmed), gate.limit, gate.n, status, detail)

@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 
 __all__ = ["BaselineConfirmation"]
 
+DECISION = "decision"  # the key of a case's crossing among the movements' statuses
+
 ORIGINAL = ""
 
 
@@ -135,7 +137,9 @@ class BaselineConfirmation:
         before = self._overall(self.baseline.originals.get(case.id, ())) or [before_first]
         if spent:
             decide = self.rubric.decision
-            return self._spent(f"crossed {decide(before[0])} → {decide(now[0])}", calls)
+            outcome = self._spent(f"crossed {decide(before[0])} → {decide(now[0])}", calls)
+            self.movements[(case.id, DECISION)] = outcome.status
+            return outcome
         noise = self.confirmer.noise()
         exact_now = noise.measured and noise.deterministic
         baseline_noise = self._baseline_noise(noise)
@@ -148,9 +152,14 @@ class BaselineConfirmation:
             baseline_sd=baseline_noise.overall_sd,
             baseline_df=baseline_noise.df or None,
         )
-        if check.exact:
-            return Outcome("confirmed", check.describe(), calls)
-        return Outcome("confirmed" if check.confirmed else "unstable", check.describe(), calls)
+        status = "confirmed" if check.exact or check.confirmed else "unstable"
+        self.movements[(case.id, DECISION)] = status  # for unreviewed-crossings
+        return Outcome(status, check.describe(), calls)
+
+    def crossing_statuses(self, case_ids: Iterable[str]) -> list[str]:
+        """What each case's decision item concluded of its crossing (``confirmed`` when none
+        judged it: counted as before)."""
+        return [self.movements.get((case_id, DECISION), "confirmed") for case_id in case_ids]
 
     # ------------------------------------------------------------ the summary
 

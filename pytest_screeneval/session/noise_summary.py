@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_screeneval.evidence.baseline_gates import (
     agreement_drop_gate,
+    crossings_gate,
     moved_share_gate,
     noise_differences,
 )
@@ -82,6 +83,11 @@ def judge_against_noise(
         elif name == "moved-share" and against_baseline is not None:
             share = noise_differences(noise, against_baseline.baseline.noise)
             judged = moved_share_gate(gate, moved, reviewed, share)
+        elif name == "unreviewed-crossings" and against_baseline is not None and summary.crossings:
+            crossed = [
+                c.case_id for c in summary.crossings if c.case_id not in summary.reviewed_crossings
+            ]
+            judged = crossings_gate(gate, against_baseline.crossing_statuses(crossed))
         elif name == "counterfactual-gap" and counterfactual_rows.get(target):
             judged = counterfactual_gate(
                 target, counterfactual_rows[target], noise, settings.max_gap
