@@ -71,6 +71,10 @@ def run_status(path: Path, run_id: int) -> str | None:
     return None if row is None else str(row[0])
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Child:
     """A `pytest --screeneval` subprocess in the project, its output kept in a file."""
 
@@ -87,6 +91,10 @@ class Child:
             stderr=subprocess.STDOUT,
             env=env,
             start_new_session=True,
+            # a Ctrl-C must reach it even when this test runs under a shell that started it in
+            # the background, which ignores SIGINT for everything it starts (Python keeps an
+            # inherited SIG_IGN and never raises KeyboardInterrupt)
+            preexec_fn=_default_sigint,
         )
 
     @property
