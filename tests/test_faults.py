@@ -635,6 +635,10 @@ def test_concurrent_accepts_replace_only_the_baseline_they_were_judged_against(
     set_scores(project, expected_scores(), sleep={"*": 0.1})
     accept = ("--screeneval-accept", "--screeneval-accepted-by", "Ada Quill")
     flags = ("--screeneval-db", store_url, "-k", "beta", *accept)
+    # the store exists first: this is about concurrent accepts, not about three processes
+    # creating one schema at once (a known race: one can see the tables before the revision)
+    with Store.open(store_url):
+        pass
     with (
         child(project, *flags, name="first") as first,
         child(project, *flags, name="second") as second,
