@@ -42,6 +42,7 @@ class ExampleDrawer:
         self, requests: Sequence[DrawRequest], *, process_from: int = PROCESS_FROM_SEARCHES
     ) -> None:
         self._requests = list(requests)
+        self._position = {r.case_id: i for i, r in enumerate(self._requests)}
         self._next = 0
         self._pool: concurrent.futures.ProcessPoolExecutor | None = None
         self._futures: list[concurrent.futures.Future[list[tuple[str, list[str]]]]] = []
@@ -86,10 +87,9 @@ class ExampleDrawer:
         With ``through``, waits for the cases up to and including that one; otherwise stops at
         the first case not drawn yet. A failed draw raises here, in the caller's thread.
         """
-        wanted = None
-        if through is not None:
-            ids = [r.case_id for r in self._requests]
-            wanted = ids.index(through) if through in ids[self._next :] else None
+        wanted = self._position.get(through) if through is not None else None
+        if wanted is not None and wanted < self._next:
+            wanted = None  # taken already: only what is ready comes
         while self._next < len(self._requests):
             future = self._futures[self._next]
             if not future.done() and (wanted is None or self._next > wanted):
