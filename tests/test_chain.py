@@ -12,11 +12,13 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 from golden_factory import make_golden, make_identity, make_rows
+from hypothesis import given
+from hypothesis import strategies as st
 
 from pytest_screeneval.cli.main import main
 from pytest_screeneval.errors import GoldenSetError, StoreError
-from pytest_screeneval.golden.model import Expectation, sha256_text
-from pytest_screeneval.store import chain_queries
+from pytest_screeneval.golden.model import Expectation, canonical_json, sha256_text
+from pytest_screeneval.store import chain_queries, golden_chain
 from pytest_screeneval.store import schema as t
 from pytest_screeneval.store.chain import (
     CHAIN_KEY_ENV,
@@ -746,4 +748,20 @@ def test_an_unusable_expect_head_is_one_sentence(store: Store, store_url: str) -
     assert err == (
         "screeneval: --expect-head 'not-a-hash' is neither a chain hash (64 hex digits, "
         "optionally preceded by its entry number and a colon) nor an anchor file.\n"
+    )
+
+
+@given(
+    name=st.text(min_size=1, max_size=20),
+    value=st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False)
+    | st.text(max_size=60),
+)
+def test_a_golden_column_digest_is_that_of_its_one_key_mapping(name: str, value: object) -> None:
+    # row_state spells the mapping out for speed; digests already chained must not change
+    assert golden_chain._one_field_json(name, value) == canonical_json({name: value})
+    assert canonical_json({name: value}) == json.dumps(
+        {name: value}, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
     )

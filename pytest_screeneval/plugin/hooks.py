@@ -409,7 +409,7 @@ class ScreenevalItem(pytest.Item):
         try:
             screeneval.ensure_scored(self.case.id)
             # the rows this item is judged on are stored before it can pass (issue 14, 7)
-            screeneval.flush(force=True)
+            screeneval.store_rows_of(self.case.id)
         except StoreError as exc:
             # on the report, so the process that owns the run hears of it from an xdist worker
             # too: the run is then partial (issue 14, "a failed write is partial")

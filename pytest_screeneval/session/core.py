@@ -279,9 +279,33 @@ class ScreenevalSession:
                 f"screeneval_max_calls = {max_calls}; select fewer items (-k) or raise the limit."
             )
         self.begin_run(selection, cases_selected=len({need.case_id for need in needs}))
+        self._check_rationales_ahead(self.needs)
         runner.release()
         self._start_drawing()
         return self.plan
+
+    def _check_rationales_ahead(self, needs: Sequence[ItemNeed]) -> None:
+        """Check each answer's rationale as it is stored, ahead of its items, when there are
+        many (``session.rationale_checks``)."""
+        self.judge.checks.expect(sum(1 for need in needs if need.kind == "criterion"))
+        if not self.judge.checks.in_process:
+            self.scores.on_answers = self._send_answers
+
+    def _send_answers(self, results: Sequence[JobResult]) -> None:
+        self.judge.checks.ahead(
+            [
+                (
+                    result.job.case_id,
+                    self.cases[result.job.case_id].input_text,
+                    [
+                        (s.criterion, s.score, s.rationale, tuple(s.evidence))
+                        for s in result.by_criterion.values()
+                    ],
+                )
+                for result in results
+                if result.job.variant_key == ORIGINAL and result.job.repeat_index == 0
+            ]
+        )
 
     def _start_drawing(self) -> None:
         """Draw every perturbation example beside the scoring (``session.drawing``); each case's
@@ -432,6 +456,10 @@ class ScreenevalSession:
     def flush(self, force: bool = False) -> None:
         self.run.flush(force)
 
+    def store_rows_of(self, case_id: str) -> None:
+        """Store this case's queued rows now (with any queued before them)."""
+        self.run.flush_case(case_id)
+
     # ---------------------------------------------------------------- pytest-xdist
 
     def load_all_cases(self) -> None:
@@ -442,6 +470,7 @@ class ScreenevalSession:
         """A worker writes its rows into the run the controller opened."""
         self.run.attach(run_id)
         self.confirmer.plan(self._planned_calls(needs))
+        self._check_rationales_ahead(needs)
         self.worker_needs = {}
         for need in needs:
             self.worker_needs.setdefault(need.case_id, []).append(need)
@@ -599,6 +628,8 @@ class ScreenevalSession:
     def close(self) -> None:
         if self.drawer is not None:
             self.drawer.close()
+        if hasattr(self, "judge"):  # not when the store would not open
+            self.judge.checks.close()
         if self.runner is not None:
             self.runner.close()
         if self.store is not None:

@@ -10,7 +10,6 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pytest_screeneval.evidence.rationale.flags import rationale_flags
 from pytest_screeneval.evidence.rationale.protected import (
     ProtectedLexicon,
     builtin_protected_terms,
@@ -24,6 +23,7 @@ from pytest_screeneval.evidence.verdicts import (
     criterion_verdict,
     decision_verdict,
 )
+from pytest_screeneval.session.rationale_checks import RationaleChecks
 from pytest_screeneval.session.scores import ORIGINAL
 
 if TYPE_CHECKING:
@@ -70,7 +70,9 @@ class Judge:
         self.requested_model = requested_model
         # confirms a movement or crossing against the noise before failing on it (DESIGN §7a)
         self.confirmation = confirmation
-        self._flags: dict[tuple[str, str, str, tuple[str, ...]], tuple[str, ...]] = {}
+        # each answer's rationale checks, once (the item and the summary both ask), ahead of
+        # the items in a worker process when the run has many
+        self.checks = RationaleChecks(self.terms)
 
     def tolerances(self) -> Tolerances:
         s = self.settings
@@ -96,23 +98,8 @@ class Judge:
         error = result.error_for(criterion)
         flags: tuple[str, ...] = ()
         if score is not None:
-            # the item and the summary both ask; the checks run once per rationale
-            key = (case.id, criterion, score.rationale, tuple(score.evidence))
-            known = self._flags.get(key)
-            if known is not None:
-                flags = known
-            else:
-                flags = tuple(
-                    rationale_flags(
-                        case.input_text,
-                        criterion,
-                        score.score,
-                        score.rationale,
-                        key[3],
-                        protected_terms=self.terms,
-                    )
-                )
-                self._flags[key] = flags
+            answer = (criterion, score.score, score.rationale, tuple(score.evidence))
+            flags = self.checks.flags(case.id, case.input_text, answer)
         return CriterionEvidence(
             score.score if score else None,
             score.rationale if score else "",

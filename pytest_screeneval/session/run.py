@@ -109,6 +109,7 @@ class RunLog:
         self.run_id: int | None = None
         self.finished = False
         self._pending: list[ScoreRow] = []
+        self._pending_cases: set[str] = set()  # whose rows are among the pending ones
         self._early: list[JobResult] = []
         self._last_flush = time.monotonic()
 
@@ -153,6 +154,7 @@ class RunLog:
             return
         job = result.job
         first = self.criteria[0]
+        self._pending_cases.add(job.case_id)
         for criterion in self.criteria:
             score = result.by_criterion.get(criterion)
             self._pending.append(
@@ -185,8 +187,15 @@ class RunLog:
         )
         if force or due:
             rows, self._pending = self._pending, []
+            self._pending_cases = set()
             self.store.write_scores(rows)
             self._last_flush = time.monotonic()
+
+    def flush_case(self, case_id: str) -> None:
+        """Write the queued rows now if this case's are among them (its items may not pass
+        before their rows are stored); else as ``flush`` would. Rows of later cases, stored
+        ahead, then go in one batch, not in a transaction per item."""
+        self.flush(force=case_id in self._pending_cases)
 
     def finish(
         self, status: str, served_models: set[str], verdict: Mapping[str, object] | None

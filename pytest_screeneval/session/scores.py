@@ -85,6 +85,8 @@ class Scores:
         self.runner: Runner | None = None
         self.progress: Callable[[int, int, int], None] | None = None  # scored, total, in flight
         self.on_wait: Callable[[], None] | None = None  # called while a wait goes on (drawing)
+        # given the answers stored ahead of their items (their rationales are checked ahead)
+        self.on_answers: Callable[[Sequence[JobResult]], None] | None = None
         self.results: dict[tuple[str, str, int], JobResult] = {}
         self.cache: dict[tuple[str, int], JobResult] = {}
         self.calls = 0
@@ -244,17 +246,21 @@ class Scores:
         changes only as each case settles, in item order, whatever the scorer's timing.
         """
         entries = self._entries
+        answered: list[JobResult] = []
         while self._swept < len(entries):
             entry = entries[self._swept]
             if not entry.recorded and entry.stored is None:
                 future = entry.future
                 if not future.done() or future.cancelled() or future.exception() is not None:
-                    return  # in queue order: later answers wait for the next settle
+                    break  # in queue order: later answers wait for the next settle
                 result = self._redacted(future.result())
                 entry.stored, entry.stored_twins = result, len(entry.twins)
                 for copy in self._copies(result, entry.twins):
                     self.run.queue(copy)
+                    answered.append(copy)
             self._swept += 1
+        if answered and self.on_answers is not None:
+            self.on_answers(answered)
 
     def _tick(self) -> None:
         if self.on_wait is not None:

@@ -204,6 +204,10 @@ class RowsDigest:
         )
 
 
+# made once: json.dumps with options builds an encoder on every call (same text)
+_ROW_JSON = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
 def digest_rows(rows: Iterable[Sequence[Any]]) -> RowsDigest:
     """Digest score rows given as sequences in ``SCORE_FIELDS`` order, in any order.
 
@@ -217,7 +221,7 @@ def digest_rows(rows: Iterable[Sequence[Any]]) -> RowsDigest:
             value = values[position]
             if isinstance(value, int) and not isinstance(value, bool):
                 values[position] = float(value)
-        line = json.dumps(values, separators=(",", ":"), ensure_ascii=False)
+        line = _ROW_JSON.encode(values)
         lines.append((str(values[_CASE]), str(values[_CRITERION]), line))
     lines.sort()
     groups: list[list[Any]] = []

@@ -35,9 +35,13 @@ __all__ = [
 ]
 
 
+# made once: json.dumps with options builds an encoder on every call (same text)
+_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def to_json(value: Any) -> str:
     # insertion order is kept (no sort) so mappings read back in the order they were written
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return _JSON.encode(value)
 
 
 def rubric_from_doc(doc: Mapping[str, Any]) -> Rubric:

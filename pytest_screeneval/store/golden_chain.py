@@ -65,10 +65,16 @@ def row_state(label: str, values: Mapping[str, Any]) -> RowState:
         label=label,
         digest=_sha(canonical_json(dict(values)))[:_ROW_DIGEST_CHARS],
         fields={
-            name: _sha(canonical_json({name: value}))[:_FIELD_DIGEST_CHARS]
+            name: _sha(_one_field_json(name, value))[:_FIELD_DIGEST_CHARS]
             for name, value in values.items()
         },
     )
+
+
+def _one_field_json(name: str, value: Any) -> str:
+    """``canonical_json({name: value})``, spelled out: a golden sync hashes every column of
+    every row, and a one-key mapping is its key and value joined (the same text, tested)."""
+    return f"{{{canonical_json(name)}:{canonical_json(value)}}}"
 
 
 def golden_changes(
