@@ -6,7 +6,9 @@ Generates, in a temporary folder, a golden set of N/5 synthetic cases on a 5-cri
 (no variants, no perturbations) with a conftest scorer that answers instantly, and a module of N
 trivial parametrized tests. Runs ``pytest --screeneval`` (SQLite store) and ``pytest`` on the
 trivial module, each in its own process, and prints wall time and peak memory side by side, with
-the peak memory of a run of one tenth the size to show how memory grows per item. The last line
+the peak memory of a run of one tenth the size to show how memory grows per item. It also runs
+plain pytest on trivial tests of the golden set's shape (a file per case, a test per item):
+pytest's own cost for that many items in that many files, to read the ratio by. The last line
 reads ``ratio R``: screeneval / trivial, each timed as the whole process, interpreter exit
 included (target at most 1.5).
 """
@@ -76,6 +78,16 @@ def test_trivial(n):
     assert n >= 0
 """
 
+# one case file's items: a test per criterion and one for the decision
+SHAPED = """\
+import pytest
+
+
+@pytest.mark.parametrize("n", range({n}))
+def test_item(n):
+    assert n >= 0
+"""
+
 MEASURE = """\
 import json, resource, sys, time
 import pytest
@@ -104,6 +116,12 @@ def make_project(root: Path, items: int) -> None:
         "screeneval_perturbation_examples = 0\n"
     )
     (root / "test_trivial.py").write_text(TRIVIAL.format(n=items))
+    # the same shape as the golden set: a file of trivial tests per case, one per item
+    shaped = root / "same_shape"
+    for i in range(items // len(CRITERIA)):
+        folder = shaped / f"slice_{i % 10}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"test_case_{i:05d}.py").write_text(SHAPED.format(n=len(CRITERIA) + 1))
     (root / "measure.py").write_text(MEASURE)
 
 
@@ -125,13 +143,16 @@ def measure(root: Path, *args: str) -> dict[str, float]:
     return result
 
 
-def run(items: int) -> tuple[dict[str, float], dict[str, float]]:
+def run(items: int, *, shaped: bool = False) -> tuple[dict[str, float], ...]:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         make_project(root, items)
         screeneval = measure(root, "--screeneval")
         trivial = measure(root, "test_trivial.py")
-    return screeneval, trivial
+        if not shaped:
+            return screeneval, trivial
+        same_shape = measure(root, "same_shape")
+    return screeneval, trivial, same_shape
 
 
 def main() -> None:
@@ -140,7 +161,7 @@ def main() -> None:
     args = parser.parse_args()
     small_items = max(len(CRITERIA), args.items // 10)
     small, _ = run(small_items)
-    big, trivial = run(args.items)
+    big, trivial, same_shape = run(args.items, shaped=True)
     cases = args.items // len(CRITERIA)
     print(
         f"{args.items} (case, criterion) items = {cases} cases x {len(CRITERIA)} criteria "
@@ -150,6 +171,12 @@ def main() -> None:
     print(
         f"{'pytest, trivial parametrized tests':<42}{trivial['wall']:>9.2f}"
         f"{trivial['process']:>11.2f}{trivial['peak_kib'] / 1024:>10.1f}"
+    )
+    shaped_items = cases * (len(CRITERIA) + 1)
+    print(
+        f"{f'pytest, {shaped_items} trivial tests in {cases} files':<42}"
+        f"{same_shape['wall']:>9.2f}{same_shape['process']:>11.2f}"
+        f"{same_shape['peak_kib'] / 1024:>10.1f}"
     )
     print(
         f"{f'pytest --screeneval, {small_items} items':<42}{small['wall']:>9.2f}"
@@ -163,6 +190,12 @@ def main() -> None:
     print(f"memory per item: {growth:.2f} KiB (peak growth from {small_items} to {args.items})")
     # the whole process, start-up and interpreter exit included (issue 11: exit must not walk
     # the heap); ``wall`` is pytest.main alone
+    # pytest's own cost for the golden set's shape (its items, a file per case), for reading
+    # the ratio: what the plugin adds is the rest
+    print(
+        f"plugin over pytest on the same shape: {big['process'] / same_shape['process']:.2f} "
+        f"(pytest --screeneval / {shaped_items} trivial tests in {cases} files)"
+    )
     print(f"ratio {big['process'] / trivial['process']:.2f}")
 
 

@@ -55,12 +55,12 @@ def test_what_is_drawn_is_taken_in_request_order_and_only_once() -> None:
 
 def test_without_worker_processes_it_draws_inline(monkeypatch: pytest.MonkeyPatch) -> None:
     """A sandbox that cannot start processes (no semaphores) still gets the same examples."""
-    from pytest_screeneval.session import drawing
+    from pytest_screeneval.session import worker_process
 
     def refuse(method: str) -> None:
         raise OSError("[Errno 38] Function not implemented")
 
-    monkeypatch.setattr(drawing.multiprocessing, "get_context", refuse)
+    monkeypatch.setattr(worker_process.multiprocessing, "get_context", refuse)
     requests = _requests()
     drawer = ExampleDrawer(requests, process_from=1)
     assert drawer.in_process

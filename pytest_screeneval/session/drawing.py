@@ -14,11 +14,11 @@ to queue calls (before a case settles, and while it waits): no thread touches th
 from __future__ import annotations
 
 import concurrent.futures
-import multiprocessing
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from pytest_screeneval.probes.draw import draw_case
+from pytest_screeneval.session.worker_process import spawn_worker
 
 __all__ = ["DrawRequest", "ExampleDrawer"]
 
@@ -57,19 +57,16 @@ class ExampleDrawer:
                 self._futures.append(done)
 
     def _start_worker(self) -> None:
+        self._pool = spawn_worker()
+        if self._pool is None:
+            return  # no processes here (a sandbox without semaphores): draw inline, the same texts
         try:
-            # spawn, not fork: the session has threads (the runner's loop), and a forked child
-            # would inherit their locks held
-            context = multiprocessing.get_context("spawn")
-            self._pool = concurrent.futures.ProcessPoolExecutor(1, mp_context=context)
             self._futures = [
                 self._pool.submit(draw_case, r.case_id, r.kinds, r.text, r.examples)
                 for r in self._requests
             ]
-        except (OSError, RuntimeError, NotImplementedError):
-            # no processes here (a sandbox without semaphores): draw inline, the same texts
-            if self._pool is not None:
-                self._pool.shutdown(wait=False, cancel_futures=True)
+        except RuntimeError:  # the worker broke as it started: draw inline
+            self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool, self._futures = None, []
 
     @property

@@ -14,11 +14,11 @@ it inline, so nothing waits on the worker and nothing is lost when it is gone.
 from __future__ import annotations
 
 import concurrent.futures
-import multiprocessing
 from collections.abc import Sequence
 
 from pytest_screeneval.evidence.rationale.flags import rationale_flags
 from pytest_screeneval.evidence.rationale.protected import ProtectedLexicon
+from pytest_screeneval.session.worker_process import spawn_worker
 
 __all__ = ["Answer", "RationaleChecks"]
 
@@ -77,15 +77,7 @@ class RationaleChecks:
         if self._started or checks < process_from:
             return
         self._started = True
-        try:
-            # spawn, not fork: the session has threads (the runner's loop), and a forked child
-            # would inherit their locks held
-            context = multiprocessing.get_context("spawn")
-            self._pool = concurrent.futures.ProcessPoolExecutor(
-                1, mp_context=context, initializer=_start_worker, initargs=(self.terms,)
-            )
-        except (OSError, RuntimeError, NotImplementedError):
-            self._pool = None  # no processes here (a sandbox without semaphores): inline
+        self._pool = spawn_worker(_start_worker, (self.terms,))
 
     def ahead(self, answers: Sequence[tuple[str, str, Sequence[Answer]]]) -> None:
         """Send answers to the worker, as (case id, resume text, answers); inline: nothing."""
