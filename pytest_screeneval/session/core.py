@@ -332,13 +332,16 @@ class ScreenevalSession:
         """Queue the examples drawn so far (and, ``through`` a case, wait for its)."""
         if self.drawer is None:
             return
+        for case_id, kind, texts in self.drawer.take(through):
+            self._queue_drawn(self.cases[case_id], kind, texts)
+
+    def _queue_drawn(self, case: Case, kind: str, texts: list[str]) -> None:
+        """Keep a case's drawn examples of one kind for its item, and queue each for scoring."""
         from pytest_screeneval.golden.model import sha256_text
 
-        for case_id, kind, texts in self.drawer.take(through):
-            case = self.cases[case_id]
-            self.fairness.drawn[(case_id, kind)] = texts
-            for text in texts:
-                self.scores.add_text(case, f"perturb:{kind}:{sha256_text(text)[:12]}", text)
+        self.fairness.drawn[(case.id, kind)] = texts
+        for text in texts:
+            self.scores.add_text(case, f"perturb:{kind}:{sha256_text(text)[:12]}", text)
 
     def begin_run(self, selection: str, cases_selected: int | None = None) -> int:
         """Sync the golden set into the store and open the run row."""
@@ -400,16 +403,12 @@ class ScreenevalSession:
         kinds = [n.target for n in needs if n.kind == "perturbation" and n.case_id == case_id]
         if not kinds:
             return  # nothing to draw: Hypothesis (a second to import) is not needed
-        from pytest_screeneval.golden.model import sha256_text
         from pytest_screeneval.probes.draw import draw_texts
 
         case = self.cases[case_id]
         examples = self.settings.perturbation_examples
         for kind in kinds:
-            texts = draw_texts(case.id, kind, case.input_text, examples)
-            self.fairness.drawn[(case.id, kind)] = texts
-            for text in texts:
-                self.scores.add_text(case, f"perturb:{kind}:{sha256_text(text)[:12]}", text)
+            self._queue_drawn(case, kind, draw_texts(case.id, kind, case.input_text, examples))
 
     def score_needs(
         self, needs: Sequence[ItemNeed], progress: Callable[..., None] | None = None

@@ -269,39 +269,50 @@ class Store:
     def _check_schema(self, *, create: bool) -> None:
         with self.engine.connect() as conn:
             revision = _read_revision(conn)
-            ours = _our_tables(conn)
-            foreign = _foreign_tables(conn) if revision is None else []
-        if revision is None:
-            if foreign and os.environ.get(ALLOW_FOREIGN_ENV, "").strip() not in ("1", "true"):
-                shown = ", ".join(foreign[:5]) + (" ..." if len(foreign) > 5 else "")
-                raise StoreError(
-                    f"The database {self.masked_url} already holds another application's tables "
-                    f"({shown}); point the store at a database of its own, or set "
-                    f"{ALLOW_FOREIGN_ENV}=1 to add the screeneval tables beside them."
-                )
-            if ours:
-                raise StoreError(
-                    f"The store at {self.masked_url} has screeneval tables but no schema "
-                    "revision, so another tool made them; use another database."
-                )
-            if not create:
-                raise StoreError(
-                    f"The store at {self.masked_url} has no screeneval schema yet; run "
-                    f"`screeneval db upgrade --db {self.masked_url}` to create it."
-                )
+        if revision is None and create:
+            # Decided under the lock that creation holds: a process creating the schema right
+            # now is waited for, and what it made is then seen whole. Read outside the lock,
+            # its tables could be seen without the revision it stamped a moment later, and the
+            # store refused as another tool's.
             with write_transaction(self.engine) as conn:
                 self._lock(conn)
-                # another process may have created it while this one waited for the lock
-                if _read_revision(conn) is None:
+                revision = _read_revision(conn)
+                if revision is None:
+                    self._refuse_foreign_tables(conn, create=True)
                     t.metadata.create_all(conn)
                     t.alembic_version.create(conn)
                     conn.execute(t.alembic_version.insert().values(version_num=SCHEMA_REVISION))
-            return
+                    return
+        elif revision is None:
+            with self.engine.connect() as conn:
+                self._refuse_foreign_tables(conn, create=False)
         if revision != SCHEMA_REVISION:
             raise StoreError(
                 f"The store at {self.masked_url} has schema revision {revision}, this "
                 f"pytest-screeneval needs {SCHEMA_REVISION}: run "
                 f"`screeneval db upgrade --db {self.masked_url}`."
+            )
+
+    def _refuse_foreign_tables(self, conn: Connection, *, create: bool) -> None:
+        """With no schema revision: refuse a database that holds tables this store did not
+        make, or (``create`` False) say how to create the schema."""
+        foreign = _foreign_tables(conn)
+        if foreign and os.environ.get(ALLOW_FOREIGN_ENV, "").strip() not in ("1", "true"):
+            shown = ", ".join(foreign[:5]) + (" ..." if len(foreign) > 5 else "")
+            raise StoreError(
+                f"The database {self.masked_url} already holds another application's tables "
+                f"({shown}); point the store at a database of its own, or set "
+                f"{ALLOW_FOREIGN_ENV}=1 to add the screeneval tables beside them."
+            )
+        if _our_tables(conn):
+            raise StoreError(
+                f"The store at {self.masked_url} has screeneval tables but no schema "
+                "revision, so another tool made them; use another database."
+            )
+        if not create:
+            raise StoreError(
+                f"The store at {self.masked_url} has no screeneval schema yet; run "
+                f"`screeneval db upgrade --db {self.masked_url}` to create it."
             )
 
     # ---- golden set ------------------------------------------------------------------------
