@@ -1,6 +1,6 @@
 """The rationale checks of each answer, worked out ahead of its items when there are many.
 
-Every (case, criterion) item checks its rationale (``evidence.rationale.flags``): ~0.15 ms of
+Every (case, criterion) item checks its rationale (``evidence.rationale.flags``): ~0.12 ms of
 CPU per answer, in the thread that runs pytest's items. On 10,000 items that was a seventh of
 the plugin's time, and it holds the GIL that the runner's event loop needs for every answer.
 A run with many answers therefore checks them in one spawned worker process as they arrive,
@@ -23,7 +23,7 @@ from pytest_screeneval.session.worker_process import spawn_worker
 __all__ = ["Answer", "RationaleChecks"]
 
 # Checks from which a worker process pays for itself: it takes ~0.2 s of CPU to start, on the
-# other core, and saves ~0.15 ms of the items' thread per check.
+# other core, and saves ~0.12 ms of the items' thread per check.
 PROCESS_FROM_CHECKS = 1000
 # Answers per task sent to the worker: few enough that the first come back early, enough that
 # the hand-over (pickling, the executor's thread) stays a small share of the work.

@@ -269,7 +269,17 @@ class Store:
     def _check_schema(self, *, create: bool) -> None:
         with self.engine.connect() as conn:
             revision = _read_revision(conn)
-        if revision is None and create:
+            if revision is None:
+                # before any write: another application's tables are never ours in the making
+                self._refuse_foreign_tables(conn)
+                if not create:
+                    self._refuse_unstamped(conn)
+        if revision is None and not create:
+            raise StoreError(
+                f"The store at {self.masked_url} has no screeneval schema yet; run "
+                f"`screeneval db upgrade --db {self.masked_url}` to create it."
+            )
+        if revision is None:
             # Decided under the lock that creation holds: a process creating the schema right
             # now is waited for, and what it made is then seen whole. Read outside the lock,
             # its tables could be seen without the revision it stamped a moment later, and the
@@ -278,14 +288,11 @@ class Store:
                 self._lock(conn)
                 revision = _read_revision(conn)
                 if revision is None:
-                    self._refuse_foreign_tables(conn, create=True)
+                    self._refuse_unstamped(conn)
                     t.metadata.create_all(conn)
                     t.alembic_version.create(conn)
                     conn.execute(t.alembic_version.insert().values(version_num=SCHEMA_REVISION))
                     return
-        elif revision is None:
-            with self.engine.connect() as conn:
-                self._refuse_foreign_tables(conn, create=False)
         if revision != SCHEMA_REVISION:
             raise StoreError(
                 f"The store at {self.masked_url} has schema revision {revision}, this "
@@ -293,9 +300,7 @@ class Store:
                 f"`screeneval db upgrade --db {self.masked_url}`."
             )
 
-    def _refuse_foreign_tables(self, conn: Connection, *, create: bool) -> None:
-        """With no schema revision: refuse a database that holds tables this store did not
-        make, or (``create`` False) say how to create the schema."""
+    def _refuse_foreign_tables(self, conn: Connection) -> None:
         foreign = _foreign_tables(conn)
         if foreign and os.environ.get(ALLOW_FOREIGN_ENV, "").strip() not in ("1", "true"):
             shown = ", ".join(foreign[:5]) + (" ..." if len(foreign) > 5 else "")
@@ -304,15 +309,12 @@ class Store:
                 f"({shown}); point the store at a database of its own, or set "
                 f"{ALLOW_FOREIGN_ENV}=1 to add the screeneval tables beside them."
             )
+
+    def _refuse_unstamped(self, conn: Connection) -> None:
         if _our_tables(conn):
             raise StoreError(
                 f"The store at {self.masked_url} has screeneval tables but no schema "
                 "revision, so another tool made them; use another database."
-            )
-        if not create:
-            raise StoreError(
-                f"The store at {self.masked_url} has no screeneval schema yet; run "
-                f"`screeneval db upgrade --db {self.masked_url}` to create it."
             )
 
     # ---- golden set ------------------------------------------------------------------------
