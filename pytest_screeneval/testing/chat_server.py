@@ -315,6 +315,7 @@ class _Handler(BaseHTTPRequestHandler):
     # client's delayed ACK of the headers (40 ms on Linux) on every keep-alive answer.
     disable_nagle_algorithm = True
     server: _HTTPServer
+    _answering: ChatServer | None = None  # the server whose chat request this one is answering
 
     def setup(self) -> None:
         super().setup()
@@ -374,9 +375,17 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_error(status, message)
             return
         chat._enter()
+        self._answering = chat
         try:
             self._answer(chat, body)
         finally:
+            self._answered()
+
+    def _answered(self) -> None:
+        # Out of flight before the first byte of the answer goes: a client that has its answer
+        # and then asks for the counts must not see its own request still in flight.
+        chat, self._answering = self._answering, None
+        if chat is not None:
             chat._leave()
 
     def _answer(self, chat: ChatServer, body: dict[str, Any]) -> None:
@@ -447,6 +456,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _send_bytes(
         self, status: int, data: bytes, content_type: str, headers: Mapping[str, str]
     ) -> None:
+        self._answered()
         try:
             self.send_response(status)
             self.send_header("Content-Type", content_type)
