@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 from plugin_project import (
+    CASES,
+    RUBRIC,
     expected_scores,
     extra_calls,
     make_case,
@@ -731,3 +733,41 @@ def test_an_unusable_scorer_setting_is_one_sentence(
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"ERROR: {sentence}"])
     assert "Traceback" not in result.stderr.str()
+
+
+ROWS_BEFORE_PASS_CONFTEST = '''
+
+import sqlite3
+from pathlib import Path as _Path
+
+
+def pytest_runtest_logreport(report):
+    """Every item that passes finds its case's rows in the store already (DESIGN §9)."""
+    if report.when != "call" or not report.passed or "::" not in report.nodeid:
+        return
+    case_id = _Path(report.nodeid.split("::")[0]).stem
+    store = _Path(__file__).with_name("store.db")
+    with sqlite3.connect(f"file:{store}?mode=ro", uri=True) as db:
+        (rows,) = db.execute(
+            "SELECT count(*) FROM eval_scores WHERE case_id = ? AND variant_key = ''"
+            " AND run_id = (SELECT max(run_id) FROM eval_runs)",
+            (case_id,),
+        ).fetchone()
+    with _Path(__file__).with_name("passed_rows.log").open("a") as log:
+        log.write(f"{case_id} {rows}\\n")
+'''
+
+
+def test_an_item_passes_only_after_its_cases_rows_are_stored(
+    project: pytest.Pytester, dist: tuple[str, ...]
+) -> None:
+    """Rows of later cases are stored ahead in batches, and an item writes only when its own
+    case's rows are still queued; either way none passes before its rows are in the store."""
+    conftest = project.path / "conftest.py"
+    conftest.write_text(conftest.read_text() + ROWS_BEFORE_PASS_CONFTEST)
+    result = run(project, dist)
+    assert result.ret == 0, result.stdout.str()
+    seen = [line.split() for line in (project.path / "passed_rows.log").read_text().splitlines()]
+    assert {case_id for case_id, _ in seen} == set(CASES)
+    per_case = len(RUBRIC.criteria)  # a row per criterion of the original text
+    assert all(int(rows) == per_case for _, rows in seen), seen

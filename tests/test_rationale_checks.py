@@ -13,6 +13,7 @@ from plugin_project import expected_scores, set_scores, write_project
 
 from pytest_screeneval.evidence.rationale.flags import rationale_flags
 from pytest_screeneval.evidence.rationale.protected import (
+    ProtectedLexicon,
     builtin_protected_terms,
     load_protected_terms,
 )
@@ -40,10 +41,10 @@ def _answers() -> list[tuple[str, str, list[Answer]]]:
     ]
 
 
-def _direct(text: str, answer: Answer, terms: object = None) -> tuple[str, ...]:
+def _direct(text: str, answer: Answer, terms: ProtectedLexicon | None = None) -> tuple[str, ...]:
     criterion, score, rationale, evidence = answer
     return tuple(
-        rationale_flags(text, criterion, score, rationale, evidence, protected_terms=terms)  # type: ignore[arg-type]
+        rationale_flags(text, criterion, score, rationale, evidence, protected_terms=terms)
     )
 
 

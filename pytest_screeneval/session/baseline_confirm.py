@@ -126,9 +126,9 @@ class BaselineConfirmation:
         check = confirm_movement(
             now, before, noise_sd=sd, baseline_sd=baseline_sd, tolerance=tolerance
         )
-        if check.exact:  # the plain verdict, on the first answers as before
-            return Outcome("confirmed", check.describe(), calls)
-        return Outcome("confirmed" if check.confirmed else "unstable", check.describe(), calls)
+        # exact: the plain verdict, on the first answers as before
+        status = "confirmed" if check.exact or check.confirmed else "unstable"
+        return Outcome(status, check.describe(), calls)
 
     def crossing(self, case: Case, before_first: float, after_first: float) -> Outcome:
         """Confirm that the case's decision flipped against the baseline."""
@@ -138,8 +138,12 @@ class BaselineConfirmation:
         if spent:
             decide = self.rubric.decision
             outcome = self._spent(f"crossed {decide(before[0])} → {decide(now[0])}", calls)
-            self.movements[(case.id, DECISION)] = outcome.status
-            return outcome
+        else:
+            outcome = self._judge_crossing(now, before, calls)
+        self.movements[(case.id, DECISION)] = outcome.status  # for unreviewed-crossings
+        return outcome
+
+    def _judge_crossing(self, now: list[float], before: list[float], calls: int) -> Outcome:
         noise = self.confirmer.noise()
         exact_now = noise.measured and noise.deterministic
         baseline_noise = self._baseline_noise(noise)
@@ -153,7 +157,6 @@ class BaselineConfirmation:
             baseline_df=baseline_noise.df or None,
         )
         status = "confirmed" if check.exact or check.confirmed else "unstable"
-        self.movements[(case.id, DECISION)] = status  # for unreviewed-crossings
         return Outcome(status, check.describe(), calls)
 
     def crossing_statuses(self, case_ids: Iterable[str]) -> list[str]:
