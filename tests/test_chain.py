@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import itertools
 import json
 import threading
@@ -751,17 +752,20 @@ def test_an_unusable_expect_head_is_one_sentence(store: Store, store_url: str) -
     )
 
 
-@given(
-    name=st.text(min_size=1, max_size=20),
-    value=st.none()
-    | st.booleans()
-    | st.integers()
-    | st.floats(allow_nan=False)
-    | st.text(max_size=60),
+_COLUMN_VALUES = (
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=60)
 )
-def test_a_golden_column_digest_is_that_of_its_one_key_mapping(name: str, value: object) -> None:
-    # row_state spells the mapping out for speed; digests already chained must not change
-    assert golden_chain._one_field_json(name, value) == canonical_json({name: value})
-    assert canonical_json({name: value}) == json.dumps(
-        {name: value}, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
+
+
+@given(row=st.dictionaries(st.text(max_size=20), _COLUMN_VALUES, max_size=8))
+def test_a_golden_row_digest_is_that_of_its_canonical_json(row: dict[str, object]) -> None:
+    # row_state spells the JSON out for speed; digests already chained must not change
+    def sha(text: str) -> str:
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    state = golden_chain.row_state("a row", row)
+    assert state.digest == sha(canonical_json(row))[:32]
+    assert state.fields == {name: sha(canonical_json({name: v}))[:8] for name, v in row.items()}
+    assert canonical_json(row) == json.dumps(
+        row, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
     )

@@ -1,4 +1,4 @@
-"""The order in which the session's runner lets calls out (scoring.slots, scoring.runner).
+"""The order in which the session's runner lets calls out (scoring.runner).
 
 Texts of the case whose items run next go first; a text an item waits for now (URGENT) goes
 before everything queued ahead; equal priorities keep their submission order. A cancelled
@@ -7,16 +7,12 @@ waiter never holds a slot.
 
 from __future__ import annotations
 
-import asyncio
+import concurrent.futures
 import threading
-from collections.abc import Sequence
-
-import pytest
 
 from pytest_screeneval import CriterionScore, ScorerIdentity
 from pytest_screeneval.golden.model import Criterion, Rubric, Scale
-from pytest_screeneval.scoring.runner import URGENT, Runner, ScoringJob
-from pytest_screeneval.scoring.slots import PrioritySlots
+from pytest_screeneval.scoring.runner import URGENT, JobResult, Runner, ScoringJob
 
 RUBRIC = Rubric(
     id="order",
@@ -25,76 +21,6 @@ RUBRIC = Rubric(
     advance_at=50.0,
     criteria=(Criterion("python", "Writes Python.", 1.0),),
 )
-
-
-class _OneSlot:
-    """One slot, held by the test; each waiter notes its name when served and gives it back."""
-
-    def __init__(self) -> None:
-        self.slots = PrioritySlots(1)
-        self.served: list[str] = []
-
-    async def hold(self) -> None:
-        await self.slots.acquire(0)
-
-    async def waiter(self, name: str, priority: int) -> None:
-        await self.slots.acquire(priority)
-        self.served.append(name)
-        self.slots.release()
-
-
-def _order_of(priorities: Sequence[int]) -> list[str]:
-    """Names (indexes) of the waiters in the order one slot served them."""
-
-    async def main() -> list[str]:
-        one = _OneSlot()
-        await one.hold()  # everyone below has to queue
-        tasks = [asyncio.create_task(one.waiter(str(i), p)) for i, p in enumerate(priorities)]
-        await asyncio.sleep(0)  # every waiter is queued now
-        one.slots.release()
-        await asyncio.gather(*tasks)
-        return one.served
-
-    return asyncio.run(main())
-
-
-def test_the_lowest_priority_goes_first_and_ties_keep_their_order() -> None:
-    assert _order_of([5, 1, 3, 1, URGENT, 5]) == ["4", "1", "3", "2", "0", "5"]
-
-
-def test_a_cancelled_waiter_is_skipped_and_never_holds_a_slot() -> None:
-    async def main() -> tuple[list[str], int]:
-        one = _OneSlot()
-        await one.hold()
-        gone = asyncio.create_task(one.waiter("cancelled", 0))
-        kept = asyncio.create_task(one.waiter("kept", 1))
-        await asyncio.sleep(0)
-        gone.cancel()
-        one.slots.release()
-        await asyncio.wait_for(kept, timeout=5)
-        with pytest.raises(asyncio.CancelledError):
-            await gone
-        # the slot came back: one more can take it at once
-        await asyncio.wait_for(one.slots.acquire(9), timeout=1)
-        return one.served, len(one.slots._waiting)
-
-    served, left = asyncio.run(main())
-    assert served == ["kept"] and left == 0
-
-
-def test_a_waiter_cancelled_after_its_slot_was_granted_passes_it_on() -> None:
-    async def main() -> list[str]:
-        one = _OneSlot()
-        await one.hold()
-        first = asyncio.create_task(one.waiter("granted, then cancelled", 0))
-        second = asyncio.create_task(one.waiter("next", 1))
-        await asyncio.sleep(0)
-        one.slots.release()  # hands the slot to `first`, which has not resumed yet
-        first.cancel()
-        await asyncio.wait_for(second, timeout=5)  # a lost slot would leave it waiting
-        return one.served
-
-    assert asyncio.run(main()) == ["next"]
 
 
 class _Recorder:
@@ -130,3 +56,73 @@ def test_the_runner_sends_an_urgent_text_before_the_calls_queued_ahead() -> None
     finally:
         runner.close()
     assert scorer.seen == ["first", "urgent", "case 1", "case 2", "case 3"]
+
+
+def _held_runner(
+    scorer: _Recorder, timeout: float = 10
+) -> tuple[Runner, concurrent.futures.Future[JobResult]]:
+    """A one-slot runner whose first call (text "first") holds the slot until released."""
+    runner = Runner(scorer, RUBRIC, concurrency=1, timeout=timeout)
+    first = runner.submit(_job("first"), 0)
+    while not scorer.seen:
+        threading.Event().wait(0.01)
+    return runner, first
+
+
+def test_the_lowest_priority_goes_first_and_ties_keep_their_order() -> None:
+    scorer = _Recorder()
+    runner, _first = _held_runner(scorer)
+    try:
+        priorities = [5, 1, 3, 1, URGENT, 5]
+        futures = [runner.submit(_job(str(i)), p) for i, p in enumerate(priorities)]
+        scorer.hold.set()
+        runner.wait(futures)
+    finally:
+        runner.close()
+    assert scorer.seen == ["first", "4", "1", "3", "2", "0", "5"]
+
+
+def test_a_call_cancelled_while_queued_is_never_sent_and_holds_no_slot() -> None:
+    scorer = _Recorder()
+    runner, _first = _held_runner(scorer)
+    try:
+        gone = runner.submit(_job("cancelled"), 0)
+        kept = runner.submit(_job("kept"), 1)
+        assert gone.cancel()
+        scorer.hold.set()
+        runner.wait([kept])
+        # the slot came back: one more goes out at once
+        runner.wait([runner.submit(_job("after"), 9)])
+    finally:
+        runner.close()
+    assert scorer.seen == ["first", "kept", "after"]
+    assert runner.in_flight == 0
+
+
+def test_plain_scorer_calls_reuse_their_threads() -> None:
+    # a thread per call cost the items' thread a quarter of a millisecond each
+    scorer = _Recorder()
+    scorer.hold.set()
+    runner = Runner(scorer, RUBRIC, concurrency=4, timeout=10)
+    try:
+        results = runner.wait([runner.submit(_job(f"text {i}"), i) for i in range(300)])
+    finally:
+        runner.close()
+    assert len(results) == 300 and all(r.by_criterion for r in results)
+    assert 1 <= runner.threads.started <= 4
+
+
+def test_a_hung_call_times_out_frees_its_slot_and_its_late_answer_is_dropped() -> None:
+    scorer = _Recorder()  # "first" hangs until released, far past the timeout
+    runner, first = _held_runner(scorer, timeout=0.3)
+    try:
+        after = runner.submit(_job("after"), 0)
+        timed_out, answered = runner.wait([first, after])
+        assert timed_out.errors == {"*": "the scorer took longer than 0.3 s"}
+        assert answered.by_criterion  # went out on a new thread while the hung one held its own
+        assert runner.threads.started == 2
+        scorer.hold.set()  # the hung call returns now: nobody takes its answer
+        threading.Event().wait(0.2)
+        assert first.result() is timed_out and runner.finished == 2 and runner.in_flight == 0
+    finally:
+        runner.close()

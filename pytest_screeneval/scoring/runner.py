@@ -11,16 +11,19 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import heapq
 import importlib
 import inspect
+import itertools
 import math
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from pytest_screeneval.errors import ScreenevalError
 from pytest_screeneval.golden.model import Rubric
+from pytest_screeneval.scoring.call_threads import CallThreads
 from pytest_screeneval.scoring.protocol import (
     CriterionScore,
     ScoreOutcome,
@@ -29,7 +32,6 @@ from pytest_screeneval.scoring.protocol import (
     ScorerUnavailable,
     errors_with_raw,
 )
-from pytest_screeneval.scoring.slots import PrioritySlots
 
 __all__ = [
     "URGENT",
@@ -161,82 +163,46 @@ class ScorerInterrupted(BaseException):
     and not a KeyboardInterrupt, which would stop the event loop itself."""
 
 
-async def _call(scorer: Scorer, text: str, rubric: Rubric, timeout: float) -> object:
-    method = scorer.score
-    if inspect.iscoroutinefunction(method):
-        return await asyncio.wait_for(method(text, rubric), timeout)
-    result = await asyncio.wait_for(_in_daemon_thread(method, text, rubric), timeout)
-    if inspect.isawaitable(result):
-        return await asyncio.wait_for(result, timeout)
-    return result
+def result_of(
+    job: ScoringJob,
+    rubric: Rubric,
+    *,
+    answer: object,
+    error: BaseException | None,
+    started: float,
+    timeout: float,
+) -> JobResult:
+    """The result of one call from the scorer's answer, or from what it raised.
 
-
-def _in_daemon_thread(function: Callable[..., object], *args: object) -> asyncio.Future[object]:
-    """Run a blocking scorer call in a daemon thread and hand its answer to the loop.
-
-    Not ``asyncio.to_thread``: its pool is joined when the run ends, so a call that hangs past
-    its timeout would still hold the session (and Ctrl-C) until it returned on its own.
+    Raises ScorerUnavailable (the scorer cannot work at all: the session stops the run with its
+    sentence), ScorerInterrupted, and anything that is not an ``Exception`` (SystemExit).
     """
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[object] = loop.create_future()
-
-    def settle(outcome: object, error: BaseException | None) -> None:
-        if future.done():
-            return  # timed out or cancelled: nobody waits for this answer any more
-        if error is not None:
-            future.set_exception(error)
-        else:
-            future.set_result(outcome)
-
-    def work() -> None:
-        outcome: object = None
-        error: BaseException | None = None
-        try:
-            outcome = function(*args)
-        except KeyboardInterrupt:
-            # a Ctrl-C that lands in a scorer call is the user's: it stops the session. Not
-            # handed to the loop (it would kill the loop's thread) and not raised into the main
-            # thread at once (it could land inside a store transaction and leave it open): the
-            # waiter raises it where it waits (Runner.wait)
-            error = ScorerInterrupted()
-        except BaseException as exc:  # handed to the loop, which raises it in the caller
-            error = exc
-        # a closed loop: the run ended while this call was still out, nobody waits for it
-        with contextlib.suppress(RuntimeError):
-            loop.call_soon_threadsafe(settle, outcome, error)
-
-    threading.Thread(target=work, name="screeneval-scorer-call", daemon=True).start()
-    return future
-
-
-async def _score_one(scorer: Scorer, job: ScoringJob, rubric: Rubric, timeout: float) -> JobResult:
-    started = time.perf_counter()
-    try:
-        answer = await _call(scorer, job.text, rubric, timeout)
-    except ScorerUnavailable:
-        raise  # the scorer cannot work at all: the session stops the run with this sentence
-    except ScorerError as exc:
-        # "*" for summaries; per criterion, the raw answer once (issue 13, item 3)
-        names = rubric.criterion_names
-        errors = {"*": exc.reason} | errors_with_raw(
-            dict.fromkeys(names, exc.reason), exc.raw, names
-        )
+    if error is not None:
+        if isinstance(error, ScorerUnavailable) or not isinstance(error, Exception):
+            raise error
+        if isinstance(error, ScorerError):
+            # "*" for summaries; per criterion, the raw answer once (issue 13, item 3)
+            names = rubric.criterion_names
+            errors = {"*": error.reason} | errors_with_raw(
+                dict.fromkeys(names, error.reason), error.raw, names
+            )
+            return JobResult(
+                job,
+                (),
+                errors,
+                _ms(started),
+                error.attempts,
+                error.served_model,
+                error.prompt_tokens,
+                error.completion_tokens,
+                error.raw,
+            )
+        if isinstance(error, TimeoutError):
+            return JobResult(
+                job, (), {"*": f"the scorer took longer than {timeout:g} s"}, _ms(started)
+            )
         return JobResult(
-            job,
-            (),
-            errors,
-            _ms(started),
-            exc.attempts,
-            exc.served_model,
-            exc.prompt_tokens,
-            exc.completion_tokens,
-            exc.raw,
-        )
-    except TimeoutError:
-        return JobResult(job, (), {"*": f"the scorer took longer than {timeout:g} s"}, _ms(started))
-    except Exception as exc:
-        return JobResult(
-            job, (), {"*": f"the scorer raised {type(exc).__name__}: {exc}"}, _ms(started)
+            job, (), {"*": f"the scorer raised {type(error).__name__}: {error}"}, _ms(started)
         )
     outcome = answer if isinstance(answer, ScoreOutcome) else ScoreOutcome(scores=answer)  # type: ignore[arg-type]
     usable, errors = validate_scores(outcome.scores, rubric)
@@ -266,16 +232,46 @@ class LoopBlocked(ScreenevalError):
     """An ``async def`` scorer held the event loop (a blocking call inside it): stop the run."""
 
 
+@dataclass(eq=False)
+class _Call:
+    """One submitted call: queued, then out (``started``), then answered or dropped."""
+
+    job: ScoringJob
+    future: concurrent.futures.Future[JobResult]
+    started: float = 0.0
+    deadline: float = math.inf  # time.monotonic() past which a thread call has timed out
+    task: asyncio.Task[None] | None = None  # an awaited call's task on the loop
+
+
+# a thread call's answer: the call, what score() returned, what it raised
+_Answer = tuple[_Call, object, BaseException | None]
+
+
+def _resolve(future: concurrent.futures.Future[JobResult], result: JobResult) -> None:
+    # a future cancelled by a stop (-x, Ctrl-C) while its call was out keeps its cancellation
+    with contextlib.suppress(concurrent.futures.InvalidStateError):
+        future.set_result(result)
+
+
+def _fail(future: concurrent.futures.Future[JobResult], error: BaseException) -> None:
+    with contextlib.suppress(concurrent.futures.InvalidStateError):
+        future.set_exception(error)
+
+
 class Runner:
     """One session's scorer calls: one event loop in a thread of its own, one bounded queue.
 
     Every call (originals, variants, perturbation examples, repeats, confirmations, shrinking)
-    is submitted here and waits its turn for one of ``concurrency`` slots: the lowest priority
-    first (the case whose items run next; ``URGENT`` for a text an item waits for now), equal
-    priorities in submission order (``scoring.slots``). An async scorer runs on this loop, so it
-    keeps one client (one connection pool) for the whole session; a plain ``def`` scorer runs in
-    a daemon thread while it holds a slot, so the same limit bounds both. Results are handed
-    back as futures: the caller decides when to wait, and Ctrl-C reaches it while it does.
+    is submitted here and waits in one queue until fewer than ``concurrency`` calls are out:
+    the lowest priority first (the case whose items run next; ``URGENT`` for a text an item
+    waits for now, ahead of hundreds queued before it), equal priorities in submission order.
+    An async scorer runs on this loop, so it keeps one client (one connection pool) for the
+    whole session; a plain ``def`` scorer runs on kept daemon threads (``CallThreads``), within
+    the same limit. Results are handed back as futures: the caller decides when to wait, and
+    Ctrl-C reaches it while it does.
+
+    The loop is woken once for a burst of submissions and once per answer; no task, timer or
+    thread is made per call of a plain scorer (each of them cost the items' thread time).
     """
 
     HEARTBEAT_S = 0.05
@@ -300,12 +296,22 @@ class Runner:
         self.interrupted = False  # a Ctrl-C inside a scorer call (see ScorerInterrupted)
         self._futures: list[concurrent.futures.Future[JobResult]] = []
         self._beat = time.monotonic()
+        self._awaits = inspect.iscoroutinefunction(scorer.score)
+        self.threads: CallThreads[_Call, _Answer] = CallThreads(
+            "screeneval-scorer-call", self._call_in_thread, self._hand_back
+        )
+        # the queue: filled by submit (any thread), emptied on the loop; the lock guards both
+        self._queue: list[tuple[int, int, _Call]] = []
+        self._order = itertools.count()
+        self._lock = threading.Lock()
+        self._dispatch_asked = False
+        # the loop's own state (touched on the loop's thread only)
+        self._released = False
+        self._free = self.concurrency
+        self._out: set[_Call] = set()
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._serve, name="screeneval-runner", daemon=True)
         self._thread.start()
-        self._limit, self._go = asyncio.run_coroutine_threadsafe(
-            self._make_limit(), self._loop
-        ).result()
         if not paused:
             self.release()
 
@@ -321,43 +327,20 @@ class Runner:
 
     def _heartbeat(self) -> None:
         # a loop that stops beating while a call is out is held by that call (see wait)
-        self._beat = time.monotonic()
+        self._beat = now = time.monotonic()
+        for call in [c for c in self._out if c.task is None and c.deadline <= now]:
+            # a thread call past its timeout: answered as such, its slot given back; its
+            # thread is left to return whenever it does, and that late answer is dropped
+            self._finish(call, None, TimeoutError())
         self._loop.call_later(self.HEARTBEAT_S, self._heartbeat)
-
-    async def _make_limit(self) -> tuple[PrioritySlots, asyncio.Event]:
-        return PrioritySlots(self.concurrency), asyncio.Event()
 
     def release(self) -> None:
         """Let the queued calls go (a paused runner holds them: the plan is printed first)."""
-        self._loop.call_soon_threadsafe(self._go.set)
+        self._loop.call_soon_threadsafe(self._open)
 
-    async def _guarded(self, job: ScoringJob, priority: int) -> JobResult:
-        await self._go.wait()
-        await self._limit.acquire(priority)  # the most urgent first, then submission order
-        try:
-            if self.fatal is not None:
-                raise self.fatal  # the run is stopping: no call leaves after the stop
-            self.in_flight += 1
-            try:
-                return await _score_one(self.scorer, job, self.rubric, self.timeout)
-            except ScreenevalError as exc:  # ScorerUnavailable: nothing else is sent
-                self.fatal = self.fatal or exc
-                self._cancel_others()
-                raise
-            except ScorerInterrupted:  # a Ctrl-C inside a scorer call: nothing else is sent
-                self.interrupted = True
-                self._cancel_others()
-                raise
-            finally:
-                self.in_flight -= 1
-                self.finished += 1
-        finally:
-            self._limit.release()
-
-    def _cancel_others(self) -> None:
-        for task in asyncio.all_tasks(self._loop):
-            if task is not asyncio.current_task():
-                task.cancel()
+    def _open(self) -> None:
+        self._released = True
+        self._dispatch()
 
     def submit(self, job: ScoringJob, priority: int = 0) -> concurrent.futures.Future[JobResult]:
         """Queue one call; its future holds the result (or ScorerUnavailable).
@@ -365,10 +348,141 @@ class Runner:
         A lower ``priority`` goes sooner (the session passes its case's place in the item
         order, and URGENT for a text an item waits for now); equal ones in submission order.
         """
-        future = asyncio.run_coroutine_threadsafe(self._guarded(job, priority), self._loop)
+        future: concurrent.futures.Future[JobResult] = concurrent.futures.Future()
+        with self._lock:
+            heapq.heappush(self._queue, (priority, next(self._order), _Call(job, future)))
+            wake = not self._dispatch_asked
+            self._dispatch_asked = True
+        if wake:  # one wake-up for a burst of submissions
+            self._loop.call_soon_threadsafe(self._dispatch)
         self.submitted += 1
         self._futures.append(future)
         return future
+
+    def _dispatch(self) -> None:
+        """Send queued calls while fewer than ``concurrency`` are out (on the loop)."""
+        with self._lock:
+            self._dispatch_asked = False
+        while self._released and self._free > 0:
+            with self._lock:
+                if not self._queue:
+                    return
+                call = heapq.heappop(self._queue)[2]
+            if call.future.cancelled():
+                continue  # cancelled while it waited: never sent, never holds a slot
+            if self.fatal is not None:
+                _fail(call.future, self.fatal)  # the run is stopping: nothing leaves after it
+                continue
+            self._free -= 1
+            self.in_flight += 1
+            self._out.add(call)
+            call.started = time.perf_counter()
+            if self._awaits:
+                call.task = self._loop.create_task(self._await(call, None))
+            else:
+                call.deadline = time.monotonic() + self.timeout
+                self.threads.run(call)
+
+    def _call_in_thread(self, call: _Call) -> _Answer:
+        """One plain scorer call, on a scorer thread."""
+        try:
+            return call, self.scorer.score(call.job.text, self.rubric), None
+        except KeyboardInterrupt:
+            # a Ctrl-C that lands in a scorer call is the user's: it stops the session. Not
+            # handed to the loop (it would kill the loop's thread) and not raised into the main
+            # thread at once (it could land inside a store transaction and leave it open): the
+            # waiter raises it where it waits (Runner.wait)
+            return call, None, ScorerInterrupted()
+        except BaseException as exc:  # the loop makes it the call's result (result_of)
+            return call, None, exc
+
+    def _hand_back(self, answer: _Answer) -> None:
+        # a closed loop: the run ended while this call was still out, nobody waits for it
+        with contextlib.suppress(RuntimeError):
+            self._loop.call_soon_threadsafe(self._answered, *answer)
+
+    def _answered(self, call: _Call, answer: object, error: BaseException | None) -> None:
+        if error is None and inspect.isawaitable(answer) and call in self._out:
+            # a plain def that returned an awaitable: awaited here, within what is left of
+            # its timeout
+            call.task = self._loop.create_task(self._await(call, answer))
+            return
+        self._finish(call, answer, error)
+
+    async def _await(self, call: _Call, awaitable: Awaitable[object] | None) -> None:
+        answer: object = None
+        error: BaseException | None = None
+        try:
+            async with asyncio.timeout(self.timeout - (time.perf_counter() - call.started)):
+                if awaitable is None:
+                    awaitable = self.scorer.score(call.job.text, self.rubric)  # type: ignore[assignment]
+                    assert awaitable is not None
+                answer = await awaitable
+        except asyncio.CancelledError:
+            self._drop(call)  # a stop cancelled it: no answer, and the slot comes back
+            raise
+        except (KeyboardInterrupt, SystemExit):
+            raise  # they stop the loop itself (see _serve)
+        except BaseException as exc:
+            error = exc
+        self._finish(call, answer, error)
+
+    def _finish(self, call: _Call, answer: object, error: BaseException | None) -> None:
+        """Settle a call's future from its answer and give its slot to the next (on the loop)."""
+        if not self._drop(call):
+            return  # timed out or cancelled already: this late answer is nobody's
+        try:
+            result = result_of(
+                call.job,
+                self.rubric,
+                answer=answer,
+                error=error,
+                started=call.started,
+                timeout=self.timeout,
+            )
+        except ScreenevalError as exc:  # ScorerUnavailable: nothing else is sent
+            self.fatal = self.fatal or exc
+            _fail(call.future, exc)
+            self._cancel_everything()
+        except ScorerInterrupted as exc:  # a Ctrl-C inside a scorer call: nothing else is sent
+            self.interrupted = True
+            _fail(call.future, exc)
+            self._cancel_everything()
+        except BaseException as exc:
+            _fail(call.future, exc)
+        else:
+            _resolve(call.future, result)
+        self._dispatch()
+
+    def _drop(self, call: _Call) -> bool:
+        """Take a call off the ones out and give its slot back; False if it was not out."""
+        if call not in self._out:
+            return False
+        self._out.discard(call)
+        self._free += 1
+        self.in_flight -= 1
+        self.finished += 1
+        return True
+
+    def _cancel_everything(self) -> None:
+        with self._lock:
+            queued = [entry[2] for entry in self._queue]
+            self._queue.clear()
+        for call in queued:
+            call.future.cancel()
+        for call in list(self._out):
+            call.future.cancel()
+        self._cancel_out()
+
+    def _cancel_out(self) -> None:
+        """Stop the calls out whose futures were cancelled: an awaited one is cancelled on the
+        loop (its request is dropped), a thread call gives its slot back at once."""
+        for call in list(self._out):
+            if call.future.cancelled():
+                if call.task is not None:
+                    call.task.cancel()
+                else:
+                    self._drop(call)
 
     def wait(
         self,
@@ -428,6 +542,11 @@ class Runner:
             if not future.done() and future.cancel():
                 cancelled += 1
         self._futures = [f for f in self._futures if not f.done()]
+        if cancelled:
+            # the calls already out stop too (an awaited request is dropped); a closed loop
+            # has none
+            with contextlib.suppress(RuntimeError):
+                self._loop.call_soon_threadsafe(self._cancel_out)
         return cancelled
 
     def close(self) -> None:
@@ -445,6 +564,7 @@ class Runner:
         self._thread.join(timeout=1.0)
         if not self._thread.is_alive():
             self._loop.close()
+        self.threads.close()
 
 
 def run_jobs(
