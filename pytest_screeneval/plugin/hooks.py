@@ -8,8 +8,6 @@ only when ``--screeneval`` is on.
 from __future__ import annotations
 
 import contextlib
-import gc
-import os
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -19,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_screeneval.errors import ScreenevalError, StoreError
+from pytest_screeneval.plugin import gc_policy
 from pytest_screeneval.plugin.completeness import WRITE_ERROR_PROPERTY, Completeness
 from pytest_screeneval.plugin.xdist import (
     RUN_ID_KEY,
@@ -226,7 +225,8 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(completeness, "screeneval-completeness")
     # Registered before pytest's own plugins register theirs, so it runs after their cleanups
     # (which collect garbage several times over everything the session kept): see the freezes.
-    config.add_cleanup(_unfreeze_when_nested)
+    if gc_policy.nested_in_a_test():
+        config.add_cleanup(gc_policy.thaw)
     if is_controller(config):
         # the workers collect and score; the controller owns the run row and the verdict
         session.load_all_cases()
@@ -243,20 +243,19 @@ def pytest_configure(config: pytest.Config) -> None:
         session.golden_only = True
 
 
-def _unfreeze_when_nested() -> None:
-    """Give frozen objects back to the collector only when this pytest runs inside another
-    (pytester, in process), which lives on and would otherwise keep them. A top-level run
-    leaves them frozen: the interpreter's final collection then skips them and exit takes
-    milliseconds instead of a walk over every item, case and result (issue 11, item 4)."""
-    if os.environ.get("PYTEST_CURRENT_TEST"):
-        gc.unfreeze()
+@pytest.hookimpl(wrapper=True)
+def pytest_collection(session: pytest.Session) -> Iterator[None]:
+    if session_of(session.config) is None:
+        return (yield)
+    with gc_policy.collector_paused():  # what it builds lives to the end (gc_policy)
+        return (yield)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     if session_of(session.config) is not None:
-        # Thousands of items and their cases live until the end: move them out of the garbage
-        # collector's way so its automatic passes during the run do not walk them again.
-        gc.freeze()
+        # Thousands of items and their cases live until the end: out of the garbage
+        # collector's way, so its passes during the run do not walk them again.
+        gc_policy.freeze_survivors()
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -475,6 +474,7 @@ def pytest_runtestloop(session: pytest.Session) -> Iterator[None]:
         screeneval.upcoming = upcoming_cases(session)
         workers = int(session.config.workerinput.get("workercount", 1))  # type: ignore[attr-defined]
         screeneval.confirmer.share = 1.0 / max(1, workers)  # probe and budget: its share
+        session.config.add_cleanup(gc_policy.widen_young_passes())
         return (yield)
     progress = _Progress(session.config.pluginmanager.get_plugin("terminalreporter"), screeneval)
     session.config.stash[PROGRESS_KEY] = progress
@@ -500,6 +500,7 @@ def pytest_runtestloop(session: pytest.Session) -> Iterator[None]:
     except BaseException:
         _close_interrupted(screeneval)
         raise
+    session.config.add_cleanup(gc_policy.widen_young_passes())
     try:
         outcome = yield
     except BaseException:
@@ -652,7 +653,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
             },
         )
     _junit_properties(config, summary)
-    gc.freeze()  # the run's reports and results too, before pytest's collections at exit
+    gc_policy.freeze_survivors()  # the run's reports and results too, before exit's passes
     config.hook.pytest_screeneval_run_finished(config=config, summary=summary)
     if session.exitstatus == pytest.ExitCode.OK and screeneval.session_failed():
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
