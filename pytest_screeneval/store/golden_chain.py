@@ -61,7 +61,7 @@ class RowState:
     column_json: Mapping[str, str] = field(repr=False, compare=False)
 
     @cached_property
-    def fields(self) -> Mapping[str, str]:
+    def fields(self) -> dict[str, str]:
         # each the digest of canonical_json({name: value})
         return {
             name: _sha(f"{{{_key_json(name)}:{text}}}")[:_FIELD_DIGEST_CHARS]
@@ -121,9 +121,10 @@ def golden_changes(
 
 def golden_record(reason: str, changes: Mapping[str, tuple[str | None, RowState]]) -> str:
     """The canonical JSON record of a golden entry (``changes`` from :func:`golden_changes`)."""
+    # canonical_json sorts every mapping's keys: the rows need no sorting of their own
     rows = {
-        key: [previous, state.digest, state.label, dict(state.fields)]
-        for key, (previous, state) in sorted(changes.items())
+        key: [previous, state.digest, state.label, state.fields]
+        for key, (previous, state) in changes.items()
     }
     return canonical_json({"reason": reason, "rows": rows})
 
