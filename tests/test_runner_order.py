@@ -7,6 +7,7 @@ waiter never holds a slot.
 
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures
 import threading
 
@@ -126,3 +127,39 @@ def test_a_hung_call_times_out_frees_its_slot_and_its_late_answer_is_dropped() -
         assert first.result() is timed_out and runner.finished == 2 and runner.in_flight == 0
     finally:
         runner.close()
+
+
+class _Held:
+    """An async scorer whose calls wait until released (or cancelled)."""
+
+    def __init__(self) -> None:
+        self.identity = ScorerIdentity("held", "h-1", "0" * 64, RUBRIC.sha, 0.0)
+        self.seen: list[str] = []
+        self.release: asyncio.Event | None = None
+
+    async def score(self, text: str, rubric: Rubric) -> list[CriterionScore]:
+        self.seen.append(text)
+        if self.release is None:
+            self.release = asyncio.Event()
+        if text == "first":
+            await self.release.wait()
+        return [CriterionScore("python", 3, "The resume says Python.")]
+
+
+def test_a_text_submitted_after_a_stop_goes_out_once_the_cancelled_call_ends() -> None:
+    # -x cancels the call out; the noise probe then re-scores: its slot must come back (the
+    # re-score waited forever when the cancelled task gave its slot back after the dispatch)
+    for _ in range(20):
+        scorer = _Held()
+        runner = Runner(scorer, RUBRIC, concurrency=1, timeout=10)
+        try:
+            first = runner.submit(_job("first"), 0)
+            while not scorer.seen:
+                threading.Event().wait(0.005)
+            assert runner.cancel_pending() == 1
+            again = runner.submit(_job("re-score"), URGENT)
+            done, _ = concurrent.futures.wait([again], timeout=5)
+            assert done == {again}, "the re-score never went out"
+            assert first.cancelled() and again.result().by_criterion
+        finally:
+            runner.close()

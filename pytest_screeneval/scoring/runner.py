@@ -419,7 +419,11 @@ class Runner:
                     assert awaitable is not None
                 answer = await awaitable
         except asyncio.CancelledError:
-            self._drop(call)  # a stop cancelled it: no answer, and the slot comes back
+            # a stop cancelled it: no answer (its future is cancelled, whatever cancelled the
+            # task, so no waiter is left waiting), and its slot goes to the next call
+            call.future.cancel()
+            if self._drop(call):
+                self._dispatch()
             raise
         except (KeyboardInterrupt, SystemExit):
             raise  # they stop the loop itself (see _serve)
@@ -455,7 +459,8 @@ class Runner:
         self._dispatch()
 
     def _drop(self, call: _Call) -> bool:
-        """Take a call off the ones out and give its slot back; False if it was not out."""
+        """Take a call off the ones out and give its slot back; False if it was not out. The
+        caller then sends the next call (_dispatch)."""
         if call not in self._out:
             return False
         self._out.discard(call)
@@ -477,12 +482,15 @@ class Runner:
     def _cancel_out(self) -> None:
         """Stop the calls out whose futures were cancelled: an awaited one is cancelled on the
         loop (its request is dropped), a thread call gives its slot back at once."""
+        freed = False
         for call in list(self._out):
             if call.future.cancelled():
                 if call.task is not None:
-                    call.task.cancel()
+                    call.task.cancel()  # its slot comes back as the task ends (_await)
                 else:
-                    self._drop(call)
+                    freed = self._drop(call) or freed
+        if freed:
+            self._dispatch()  # what was submitted after the stop (a re-score) goes out
 
     def wait(
         self,
