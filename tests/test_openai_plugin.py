@@ -61,7 +61,10 @@ def failures_section(result: pytest.RunResult) -> str:
 
 
 def case_of(body: Any) -> str | None:
-    """The case a chat request is about: the ``Ref:`` line of the resume it carries."""
+    """The case a chat request is about: the ``Ref:`` line of the resume it carries (None for
+    a request the client cut off while sending it, as a stop cancels the call out)."""
+    if not isinstance(body, dict):
+        return None
     for message in body.get("messages") or []:
         if message.get("role") == "user":
             found = _REF.search(str(message.get("content")))
