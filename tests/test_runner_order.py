@@ -101,7 +101,7 @@ def test_a_call_cancelled_while_queued_is_never_sent_and_holds_no_slot() -> None
 
 
 def test_plain_scorer_calls_reuse_their_threads() -> None:
-    # a thread per call cost the items' thread a quarter of a millisecond each
+    # a thread, a task and a timer per call tripled the runner's share of the interpreter
     scorer = _Recorder()
     scorer.hold.set()
     runner = Runner(scorer, RUBRIC, concurrency=4, timeout=10)
