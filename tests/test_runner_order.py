@@ -13,7 +13,8 @@ import threading
 
 from pytest_screeneval import CriterionScore, ScorerIdentity
 from pytest_screeneval.golden.model import Criterion, Rubric, Scale
-from pytest_screeneval.scoring.runner import URGENT, JobResult, Runner, ScoringJob
+from pytest_screeneval.scoring.results import JobResult, ScoringJob
+from pytest_screeneval.scoring.runner import URGENT, Runner
 
 RUBRIC = Rubric(
     id="order",

@@ -13,7 +13,7 @@ from test_cli_data import all_three, run_cli, scored_run
 
 from pytest_screeneval.errors import StoreError
 from pytest_screeneval.scoring.protocol import CriterionScore
-from pytest_screeneval.scoring.runner import validate_scores
+from pytest_screeneval.scoring.results import validate_scores
 from pytest_screeneval.store.database import ALLOW_FOREIGN_ENV, Store
 
 pytest_plugins = ["pytester"]

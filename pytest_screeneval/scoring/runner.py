@@ -1,9 +1,7 @@
 """Resolving a scorer and running it: bounded concurrency, a timeout, a latency per call.
 
-A refusal, an unparseable answer, a missing or unknown criterion, or a score off the scale is an
-error recorded on the row with the scorer's raw reason: never retried here, never replaced by a
-default. Built-in scorers that talk to a service count their own transport retries and report
-them as ``attempts``.
+What each answer becomes (and which answers are errors) is ``scoring.results``. Built-in scorers
+that talk to a service count their own transport retries and report them as ``attempts``.
 """
 
 from __future__ import annotations
@@ -18,66 +16,27 @@ import itertools
 import math
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 
 from pytest_screeneval.errors import ScreenevalError
 from pytest_screeneval.golden.model import Rubric
 from pytest_screeneval.scoring.call_threads import CallThreads
-from pytest_screeneval.scoring.protocol import (
-    CriterionScore,
-    ScoreOutcome,
-    Scorer,
-    ScorerError,
-    ScorerUnavailable,
-    errors_with_raw,
-)
+from pytest_screeneval.scoring.protocol import Scorer
+from pytest_screeneval.scoring.results import JobResult, ScoringJob, result_of
 
 __all__ = [
     "URGENT",
-    "JobResult",
     "LoopBlocked",
     "Runner",
-    "ScoringJob",
     "load_scorer_factory",
     "run_jobs",
-    "validate_scores",
 ]
 
 BUILTIN_SCORERS = {
     "keyword": "pytest_screeneval.scoring.keyword:make_scorer",
     "openai": "pytest_screeneval.scoring.openai.scorer:make_scorer",
 }
-
-
-@dataclass(frozen=True)
-class ScoringJob:
-    """One text to score: the original case text or a variant, for one repeat."""
-
-    case_id: str
-    variant_key: str
-    repeat_index: int
-    text: str
-    input_sha256: str
-
-
-@dataclass(frozen=True)
-class JobResult:
-    job: ScoringJob
-    scores: Sequence[CriterionScore]
-    errors: dict[str, str]  # criterion -> reason; "*" -> the whole answer is unusable
-    latency_ms: float
-    attempts: int = 1
-    served_model: str | None = None
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    raw: str = ""
-    reused_from_run: int | None = None
-    cached: bool = False
-    by_criterion: dict[str, CriterionScore] = field(default_factory=dict)
-
-    def error_for(self, criterion: str) -> str | None:
-        return self.errors.get(criterion) or self.errors.get("*")
 
 
 def load_scorer_factory(spec: str) -> Callable[..., Scorer]:
@@ -102,127 +61,11 @@ def load_scorer_factory(spec: str) -> Callable[..., Scorer]:
     return factory
 
 
-def validate_scores(
-    answer: Sequence[CriterionScore], rubric: Rubric
-) -> tuple[dict[str, CriterionScore], dict[str, str]]:
-    """Check a scorer's answer against the rubric: each criterion once, on the scale, as a number.
-
-    Returns the usable scores by criterion and the errors by criterion (``"*"`` when the answer
-    as a whole cannot be trusted, e.g. it names a criterion the rubric does not have).
-    """
-    names = set(rubric.criterion_names)
-    usable: dict[str, CriterionScore] = {}
-    errors: dict[str, str] = {}
-    if isinstance(answer, str | bytes) or not isinstance(answer, Iterable):
-        return {}, {
-            "*": f"the scorer returned {type(answer).__name__}, not a list of CriterionScore"
-        }
-    for item in answer:
-        if not isinstance(item, CriterionScore):
-            return {}, {"*": f"the scorer returned a {type(item).__name__}, not a CriterionScore"}
-        if item.criterion not in names:
-            return {}, {"*": f"the scorer returned an unknown criterion {item.criterion!r}"}
-        if item.criterion in usable or item.criterion in errors:
-            errors[item.criterion] = f"the scorer returned {item.criterion!r} twice"
-            usable.pop(item.criterion, None)
-            continue
-        score = item.score
-        if isinstance(score, bool) or not isinstance(score, int):
-            errors[item.criterion] = f"the scorer returned a non-integer score {score!r}"
-        elif not rubric.scale.contains(score):
-            errors[item.criterion] = (
-                f"the scorer returned {score}, off the scale {rubric.scale.min}..{rubric.scale.max}"
-            )
-        elif not _is_confidence(item.confidence):
-            # NaN compares false with everything: it would slip past the contested-item check
-            errors[item.criterion] = (
-                f"the scorer returned a confidence of {item.confidence!r} for "
-                f"{item.criterion!r}, not a number from 0 to 1"
-            )
-        else:
-            usable[item.criterion] = item
-    for name in rubric.criterion_names:
-        if name not in usable and name not in errors:
-            errors[name] = f"the scorer returned no score for {name!r}"
-    return usable, errors
-
-
-def _is_confidence(value: object) -> bool:
-    """None (not given) or a finite number from 0 to 1."""
-    if value is None:
-        return True
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return False
-    return math.isfinite(value) and 0 <= value <= 1
-
-
 class ScorerInterrupted(BaseException):
     """A KeyboardInterrupt raised inside a scorer call, carried to the session's waiter.
 
     A BaseException, so that no ``except Exception`` on its way records it as a scorer error,
     and not a KeyboardInterrupt, which would stop the event loop itself."""
-
-
-def result_of(
-    job: ScoringJob,
-    rubric: Rubric,
-    *,
-    answer: object,
-    error: BaseException | None,
-    started: float,
-    timeout: float,
-) -> JobResult:
-    """The result of one call from the scorer's answer, or from what it raised.
-
-    Raises ScorerUnavailable (the scorer cannot work at all: the session stops the run with its
-    sentence), ScorerInterrupted, and anything that is not an ``Exception`` (SystemExit).
-    """
-    if error is not None:
-        if isinstance(error, ScorerUnavailable) or not isinstance(error, Exception):
-            raise error
-        if isinstance(error, ScorerError):
-            # "*" for summaries; per criterion, the raw answer once (issue 13, item 3)
-            names = rubric.criterion_names
-            errors = {"*": error.reason} | errors_with_raw(
-                dict.fromkeys(names, error.reason), error.raw, names
-            )
-            return JobResult(
-                job,
-                (),
-                errors,
-                _ms(started),
-                error.attempts,
-                error.served_model,
-                error.prompt_tokens,
-                error.completion_tokens,
-                error.raw,
-            )
-        if isinstance(error, TimeoutError):
-            return JobResult(
-                job, (), {"*": f"the scorer took longer than {timeout:g} s"}, _ms(started)
-            )
-        return JobResult(
-            job, (), {"*": f"the scorer raised {type(error).__name__}: {error}"}, _ms(started)
-        )
-    outcome = answer if isinstance(answer, ScoreOutcome) else ScoreOutcome(scores=answer)  # type: ignore[arg-type]
-    usable, errors = validate_scores(outcome.scores, rubric)
-    errors.update(outcome.errors)  # the scorer's own reason for each criterion it could not score
-    return JobResult(
-        job,
-        tuple(usable.values()),
-        errors,
-        _ms(started),
-        outcome.attempts,
-        outcome.served_model,
-        outcome.prompt_tokens,
-        outcome.completion_tokens,
-        outcome.raw,
-        by_criterion=usable,
-    )
-
-
-def _ms(started: float) -> float:
-    return (time.perf_counter() - started) * 1000.0
 
 
 URGENT = -1  # the priority of a text an item is waiting for now: ahead of everything queued

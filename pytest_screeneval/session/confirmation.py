@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from pytest_screeneval.evidence.confirm import Confirmation, confirm_spread
 from pytest_screeneval.evidence.noise import NoiseEstimate, estimate_noise
 from pytest_screeneval.golden.model import sha256_text
-from pytest_screeneval.scoring.runner import JobResult, ScoringJob, run_jobs
+from pytest_screeneval.scoring.results import JobResult, ScoringJob
+from pytest_screeneval.scoring.runner import run_jobs
 
 if TYPE_CHECKING:
     from pytest_screeneval.golden.model import Case, Rubric

@@ -28,7 +28,8 @@ from pytest_screeneval.evidence.verdicts import with_served_model_fault
 from pytest_screeneval.golden.load import SizeLimits
 from pytest_screeneval.golden.model import Case, GoldenSet, Rubric, Variants
 from pytest_screeneval.scoring.protocol import Scorer, prepare_scorer
-from pytest_screeneval.scoring.runner import JobResult, Runner, ScoringJob, load_scorer_factory
+from pytest_screeneval.scoring.results import JobResult, ScoringJob
+from pytest_screeneval.scoring.runner import Runner, load_scorer_factory
 from pytest_screeneval.session.baseline_confirm import BaselineConfirmation
 from pytest_screeneval.session.confirmation import Confirmer
 from pytest_screeneval.session.fairness import Fairness

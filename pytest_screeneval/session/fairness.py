@@ -20,7 +20,7 @@ from pytest_screeneval.session.confirmation import Confirmer, Outcome, Side
 if TYPE_CHECKING:
     from pytest_screeneval.golden.model import Case, Variants
     from pytest_screeneval.probes.perturb import Perturbation
-    from pytest_screeneval.scoring.runner import JobResult
+    from pytest_screeneval.scoring.results import JobResult
     from pytest_screeneval.session.scores import Scores
     from pytest_screeneval.settings.options import Settings
 

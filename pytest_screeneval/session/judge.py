@@ -28,7 +28,7 @@ from pytest_screeneval.session.scores import ORIGINAL
 
 if TYPE_CHECKING:
     from pytest_screeneval.golden.model import Case, Rubric
-    from pytest_screeneval.scoring.runner import JobResult
+    from pytest_screeneval.scoring.results import JobResult
     from pytest_screeneval.session.baseline_confirm import BaselineConfirmation
     from pytest_screeneval.session.confirmation import Outcome
     from pytest_screeneval.session.run import Baseline

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from pytest_screeneval.errors import ScreenevalError
 
 if TYPE_CHECKING:
-    from pytest_screeneval.scoring.runner import ScoringJob
+    from pytest_screeneval.scoring.results import ScoringJob
 
 __all__ = ["TOKEN_RULE", "CostPlan", "cost_plan", "parse_price"]
 

@@ -22,7 +22,7 @@ from pytest_screeneval.evidence.verdicts import BaselineInfo, ReviewInfo
 if TYPE_CHECKING:
     from pytest_screeneval.golden.model import Rubric
     from pytest_screeneval.scoring.protocol import ScorerIdentity
-    from pytest_screeneval.scoring.runner import JobResult
+    from pytest_screeneval.scoring.results import JobResult
     from pytest_screeneval.store.database import Acceptance, RunRecord, ScoreRow, Store
 
 __all__ = ["FLUSH_EVERY_ROWS", "FLUSH_EVERY_SECONDS", "Baseline", "RunLog"]

@@ -17,7 +17,8 @@ from pytest_screeneval.golden.model import sha256_text
 from pytest_screeneval.probes.counterfactual import case_variants, variant_key
 from pytest_screeneval.scoring.protocol import CriterionScore
 from pytest_screeneval.scoring.redact import Redactor, scorer_secrets
-from pytest_screeneval.scoring.runner import URGENT, JobResult, Runner, ScoringJob
+from pytest_screeneval.scoring.results import JobResult, ScoringJob
+from pytest_screeneval.scoring.runner import URGENT, Runner
 
 if TYPE_CHECKING:
     from pytest_screeneval.golden.model import Case, Rubric, Variants

@@ -31,7 +31,7 @@ from pytest_screeneval.evidence.reliability import RaterAgreement, rater_agreeme
 if TYPE_CHECKING:
     from pytest_screeneval.golden.model import Case, Rubric
     from pytest_screeneval.scoring.protocol import ScorerIdentity
-    from pytest_screeneval.scoring.runner import JobResult
+    from pytest_screeneval.scoring.results import JobResult
     from pytest_screeneval.session.fairness import Fairness
     from pytest_screeneval.session.judge import Judge
     from pytest_screeneval.session.run import Baseline
