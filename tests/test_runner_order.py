@@ -10,6 +10,9 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import threading
+from typing import Any
+
+import pytest
 
 from pytest_screeneval import CriterionScore, ScorerIdentity
 from pytest_screeneval.golden.model import Criterion, Rubric, Scale
@@ -164,3 +167,45 @@ def test_a_text_submitted_after_a_stop_goes_out_once_the_cancelled_call_ends() -
             assert first.cancelled() and again.result().by_criterion
         finally:
             runner.close()
+
+
+class _ReturnsAwaitable:
+    """A plain ``def`` whose answer is a coroutine (a sync facade over an async client)."""
+
+    def __init__(self, pause_s: float) -> None:
+        self.identity = ScorerIdentity("facade", "f-1", "0" * 64, RUBRIC.sha, 0.0)
+        self.pause_s = pause_s
+
+    def score(self, text: str, rubric: Rubric) -> Any:
+        async def answer() -> list[CriterionScore]:
+            await asyncio.sleep(self.pause_s)
+            return [CriterionScore("python", 4, "The resume says Python.")]
+
+        return answer()
+
+
+@pytest.mark.parametrize("pause_s", [0.0, 5.0], ids=["answers", "too-slow"])
+def test_a_plain_scorer_that_returns_an_awaitable_is_awaited_within_the_timeout(
+    pause_s: float,
+) -> None:
+    runner = Runner(_ReturnsAwaitable(pause_s), RUBRIC, concurrency=2, timeout=0.5)
+    try:
+        (result,) = runner.wait([runner.submit(_job("text"))])
+    finally:
+        runner.close()
+    if pause_s:
+        assert result.errors == {"*": "the scorer took longer than 0.5 s"}
+    else:
+        assert result.by_criterion["python"].score == 4 and not result.errors
+    assert runner.in_flight == 0 and runner.finished == 1
+
+
+def test_an_async_call_past_its_timeout_is_an_error_and_frees_its_slot() -> None:
+    scorer = _Held()  # "first" waits for a release that never comes
+    runner = Runner(scorer, RUBRIC, concurrency=1, timeout=0.3)
+    try:
+        late, after = runner.wait([runner.submit(_job("first")), runner.submit(_job("after"))])
+    finally:
+        runner.close()
+    assert late.errors == {"*": "the scorer took longer than 0.3 s"}
+    assert after.by_criterion and scorer.seen == ["first", "after"]
