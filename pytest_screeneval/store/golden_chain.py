@@ -53,7 +53,7 @@ class RowState:
 
     The column digests are worked out when first read: a sync hashes every golden row twice
     (before and after), and only the rows it changed, or a row ``verify`` finds edited, need
-    them (a fifth of a sync's time on 2,000 cases went to digests nobody read).
+    them (an unchanged sync of 2,000 cases took 0.56 s with them all, 0.34 s without).
     """
 
     label: str
