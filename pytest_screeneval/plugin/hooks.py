@@ -1,14 +1,13 @@
-"""pytest glue, kept thin: options, collection of the golden set, items, summary, exit status.
+"""pytest glue, kept thin: options, collection of the golden set, the run, summary, exit status.
 
 Everything with logic lives in :mod:`pytest_screeneval.session` and the pure parts; this module
-adapts pytest objects to their plain values and back. Heavy imports (SQLAlchemy, openai) happen
+and the nodes (``plugin.nodes``) adapt pytest objects to their plain values and back. Heavy imports (SQLAlchemy, openai) happen
 only when ``--screeneval`` is on.
 """
 
 from __future__ import annotations
 
 import contextlib
-import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -16,9 +15,12 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_screeneval.errors import ScreenevalError, StoreError
+from pytest_screeneval.errors import ScreenevalError
 from pytest_screeneval.plugin import gc_policy
-from pytest_screeneval.plugin.completeness import WRITE_ERROR_PROPERTY, Completeness
+from pytest_screeneval.plugin.completeness import Completeness
+from pytest_screeneval.plugin.nodes import CaseFile, ScreenevalItem, StoreCases
+from pytest_screeneval.plugin.progress import Progress
+from pytest_screeneval.plugin.stash import SESSION_KEY, session_of
 from pytest_screeneval.plugin.xdist import (
     RUN_ID_KEY,
     WORKER_OUTPUT_KEY,
@@ -32,19 +34,13 @@ from pytest_screeneval.session.plan import parse_price
 from pytest_screeneval.settings.options import OPTIONS, OptionSpec, SettingError, settings_from
 
 if TYPE_CHECKING:
-    from _pytest._code.code import TerminalRepr, TracebackStyle
-
-    from pytest_screeneval.evidence.verdicts import Verdict
-    from pytest_screeneval.golden.model import Case
-    from pytest_screeneval.session.core import ItemNeed, ScreenevalSession
+    from pytest_screeneval.session.core import ScreenevalSession
     from pytest_screeneval.session.summary import RunSummary
 
 __all__ = ["SESSION_KEY"]
 
-SESSION_KEY = pytest.StashKey["ScreenevalSession"]()
-PROGRESS_KEY = pytest.StashKey["_Progress"]()
+PROGRESS_KEY = pytest.StashKey["Progress"]()
 COMPLETENESS_KEY = pytest.StashKey[Completeness]()
-PERTURBATION_KINDS = ("reformat", "ocr-noise", "reorder-sections")
 
 
 def _extra_options() -> tuple[OptionSpec, ...]:
@@ -145,10 +141,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def _all_specs() -> dict[str, OptionSpec]:
     return {spec.name: spec for spec in (*OPTIONS, *_extra_options())}
-
-
-def session_of(config: pytest.Config) -> ScreenevalSession | None:
-    return config.stash.get(SESSION_KEY, None)
 
 
 def _option_getter(config: pytest.Config) -> Callable[[OptionSpec | str], object | None]:
@@ -294,160 +286,6 @@ def pytest_collection_modifyitems(
         items.extend(node.collect())
 
 
-class ScreenevalCollector(pytest.Collector):
-    def repr_failure(
-        self, excinfo: pytest.ExceptionInfo[BaseException], style: TracebackStyle | None = None
-    ) -> str | TerminalRepr:
-        if isinstance(excinfo.value, ScreenevalError):
-            return str(excinfo.value)
-        return super().repr_failure(excinfo)
-
-
-class CaseFile(pytest.File, ScreenevalCollector):
-    """One case file: ``cases/<slice>/<id>.yaml``."""
-
-    def collect(self) -> Iterator[pytest.Collector]:
-        screeneval = session_of(self.config)
-        assert screeneval is not None
-        case = screeneval.load_case(self.path)
-        if case.retired_at is None:
-            yield CaseNode.from_parent(self, name=case.id, case=case)
-
-    def repr_failure(
-        self, excinfo: pytest.ExceptionInfo[BaseException], style: TracebackStyle | None = None
-    ) -> str | TerminalRepr:
-        return ScreenevalCollector.repr_failure(self, excinfo, style)
-
-
-class StoreCases(ScreenevalCollector):
-    """The golden set read from the store (``screeneval_source = db``)."""
-
-    def collect(self) -> Iterator[CaseNode]:
-        screeneval = session_of(self.config)
-        assert screeneval is not None
-        for case in sorted(screeneval.cases.values(), key=lambda c: (c.label, c.id)):
-            yield CaseNode.from_parent(self, name=case.id, case=case)
-
-
-class CaseNode(ScreenevalCollector):
-    """One case; its items are its criteria, its decision, its counterfactuals, perturbations."""
-
-    def __init__(self, *, case: Case, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.case = case
-
-    def collect(self) -> Iterator[pytest.Item]:
-        screeneval = session_of(self.config)
-        assert screeneval is not None
-        case = self.case
-        for criterion in screeneval.rubric.criterion_names:
-            yield ScreenevalItem.from_parent(
-                self, name=criterion, case=case, kind="criterion", target=criterion
-            )
-        yield ScreenevalItem.from_parent(
-            self, name="decision", case=case, kind="decision", target="decision"
-        )
-        for attribute in screeneval.variants.attributes:
-            if attribute in case.attributes:
-                yield ScreenevalItem.from_parent(
-                    self,
-                    name=f"counterfactual[{attribute}]",
-                    case=case,
-                    kind="counterfactual",
-                    target=attribute,
-                )
-        if screeneval.settings.perturbation_examples > 0:
-            for kind in PERTURBATION_KINDS:
-                yield ScreenevalItem.from_parent(
-                    self, name=f"perturbation[{kind}]", case=case, kind="perturbation", target=kind
-                )
-
-
-class ScreenevalFailure(Exception):
-    """An item failed; the message is the readable block pytest shows."""
-
-
-class ScorerFault(Exception):
-    """An item failed because the scorer did not answer as asked: not a ScreenevalFailure, so
-    an xfail marker (which expects only ScreenevalFailure) reports it as a failure."""
-
-
-class ScreenevalItem(pytest.Item):
-    def __init__(self, *, case: Case, kind: str, target: str, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.case = case
-        self.kind = kind
-        self.target = target
-        self.add_marker(pytest.mark.screeneval)
-        # slices, the item's kind and its attribute are keywords: `-k career-changer`,
-        # `-k "communication and not contested"`, `-k counterfactual`
-        self.extra_keyword_matches.update(case.all_slices)
-        self.extra_keyword_matches.add(kind)
-        if kind == "criterion" and case.is_contested(target):
-            self.extra_keyword_matches.add("contested")
-        reason = None
-        if kind == "criterion":
-            reason = case.xfail_reason(target)
-        elif kind == "decision":
-            reason = case.xfail.get("decision")
-        if reason:
-            # a known drift is expected; a scorer error or outage on the item is not
-            self.add_marker(
-                pytest.mark.xfail(reason=reason, strict=False, raises=ScreenevalFailure)
-            )
-
-    @property
-    def need(self) -> ItemNeed:
-        from pytest_screeneval.session.core import ItemNeed
-
-        return ItemNeed(self.case.id, self.kind, self.target)
-
-    def runtest(self) -> None:
-        screeneval = session_of(self.config)
-        assert screeneval is not None
-        try:
-            screeneval.ensure_scored(self.case.id)
-            # the rows this item is judged on are stored before it can pass (issue 14, 7)
-            screeneval.store_rows_of(self.case.id)
-        except StoreError as exc:
-            # on the report, so the process that owns the run hears of it from an xdist worker
-            # too: the run is then partial (issue 14, "a failed write is partial")
-            self.user_properties.append((WRITE_ERROR_PROPERTY, str(exc)))
-            raise
-        except ScreenevalError as exc:
-            if screeneval.runner_error() is not None:
-                self.session.shouldstop = str(exc)  # the run stops with this sentence
-            raise
-        screeneval.ran_needs.append(self.need)
-        verdict: Verdict
-        if self.kind == "criterion":
-            verdict = screeneval.criterion_verdict(self.case.id, self.target)
-        elif self.kind == "decision":
-            verdict = screeneval.decision_verdict(self.case.id)
-        elif self.kind == "counterfactual":
-            verdict = screeneval.counterfactual_verdict(self.case.id, self.target)
-        else:
-            verdict = screeneval.perturbation_verdict(self.case.id, self.target)
-        self.user_properties.extend(
-            (f"screeneval.{name}", value) for name, value in verdict.properties
-        )
-        for note in verdict.notes:
-            self.add_report_section("call", "screeneval", note)
-        if not verdict.passed:
-            raise (ScorerFault if verdict.scorer_fault else ScreenevalFailure)(verdict.block)
-
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
-        if isinstance(excinfo.value, ScreenevalFailure | ScorerFault | ScreenevalError):
-            from pytest_screeneval.report.escape import terminal_safe
-
-            # a rationale is scorer text: "\x1b[2K\r... PASSED" in it must not fake a line
-            return terminal_safe(str(excinfo.value))
-        return super().repr_failure(excinfo, style)
-
-    def reportinfo(self) -> tuple[Path, int | None, str]:
-        return self.path, None, f"{self.case.id}::{self.name}"
-
-
 def _selection(config: pytest.Config) -> str:
     parts = []
     if config.option.keyword:
@@ -476,7 +314,7 @@ def pytest_runtestloop(session: pytest.Session) -> Iterator[None]:
         screeneval.confirmer.share = 1.0 / max(1, workers)  # probe and budget: its share
         session.config.add_cleanup(gc_policy.widen_young_passes())
         return (yield)
-    progress = _Progress(session.config.pluginmanager.get_plugin("terminalreporter"), screeneval)
+    progress = Progress(session.config.pluginmanager.get_plugin("terminalreporter"), screeneval)
     session.config.stash[PROGRESS_KEY] = progress
     try:
         # queues every text in item order, prints the plan, lets the calls go and returns:
@@ -537,46 +375,6 @@ def _close_interrupted(screeneval: ScreenevalSession) -> None:
     run stays 'running' and the next session marks it interrupted, its rows kept."""
     with contextlib.suppress(ScreenevalError):
         screeneval.finish("interrupted")
-
-
-class _Progress:
-    """A progress line while an item waits for scoring (at most every 2 s, on runs of 20 texts
-    or more), and once at the end: texts scored of those queued, calls in flight, items done."""
-
-    def __init__(self, reporter: Any, screeneval: ScreenevalSession) -> None:
-        self.reporter = reporter
-        self.screeneval = screeneval
-        self.last = time.monotonic()
-        self.started = time.monotonic()
-
-    def __call__(self, scored: int, total: int, in_flight: int, force: bool = False) -> None:
-        if self.reporter is None or total < 20:
-            return
-        now = time.monotonic()
-        if now - self.last < 2.0 and not force:
-            return
-        self.last = now
-        self.reporter.ensure_newline()
-        self.reporter.write_line(
-            f"screeneval: scored {scored}/{total} inputs, {in_flight} in flight, "
-            f"{len(self.screeneval.ran_needs)} items done ({now - self.started:.1f} s)"
-        )
-
-    def announce(self, line: str) -> None:
-        if self.reporter is not None:
-            self.reporter.write_line(line)
-
-    def done(self, screeneval: ScreenevalSession) -> None:
-        runner = screeneval.runner
-        if runner is not None:
-            self(runner.finished, runner.submitted, runner.in_flight, force=True)
-        if self.reporter is not None and screeneval.scorer is not None:
-            identity = screeneval.scorer.identity
-            self.reporter.write_line(
-                f"screeneval: run {screeneval.run_id}, scorer {identity.name} "
-                f"({identity.model_id}), {screeneval.scored_inputs} inputs scored in "
-                f"{time.monotonic() - self.started:.1f} s"
-            )
 
 
 @pytest.hookimpl(tryfirst=True)  # before junitxml writes its report

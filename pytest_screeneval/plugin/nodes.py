@@ -1,0 +1,192 @@
+"""The golden set as pytest nodes: a case file, a case, its items (DESIGN §6).
+
+``cases/<slice>/<id>.yaml`` is a ``CaseFile``; its ``CaseNode`` yields an item per criterion,
+the decision, each counterfactual attribute and each perturbation kind, so node ids read
+``file::case::criterion``. An item asks the session for its verdict and raises the readable
+block pytest shows when it fails.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from pytest_screeneval.errors import ScreenevalError, StoreError
+from pytest_screeneval.plugin.completeness import WRITE_ERROR_PROPERTY
+from pytest_screeneval.plugin.stash import session_of
+
+if TYPE_CHECKING:
+    from _pytest._code.code import TerminalRepr, TracebackStyle
+
+    from pytest_screeneval.evidence.verdicts import Verdict
+    from pytest_screeneval.golden.model import Case
+    from pytest_screeneval.session.core import ItemNeed
+
+__all__ = [
+    "PERTURBATION_KINDS",
+    "CaseFile",
+    "CaseNode",
+    "ScorerFault",
+    "ScreenevalFailure",
+    "ScreenevalItem",
+    "StoreCases",
+]
+
+PERTURBATION_KINDS = ("reformat", "ocr-noise", "reorder-sections")
+
+
+class ScreenevalCollector(pytest.Collector):
+    def repr_failure(
+        self, excinfo: pytest.ExceptionInfo[BaseException], style: TracebackStyle | None = None
+    ) -> str | TerminalRepr:
+        if isinstance(excinfo.value, ScreenevalError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+
+class CaseFile(pytest.File, ScreenevalCollector):
+    """One case file: ``cases/<slice>/<id>.yaml``."""
+
+    def collect(self) -> Iterator[pytest.Collector]:
+        screeneval = session_of(self.config)
+        assert screeneval is not None
+        case = screeneval.load_case(self.path)
+        if case.retired_at is None:
+            yield CaseNode.from_parent(self, name=case.id, case=case)
+
+    def repr_failure(
+        self, excinfo: pytest.ExceptionInfo[BaseException], style: TracebackStyle | None = None
+    ) -> str | TerminalRepr:
+        return ScreenevalCollector.repr_failure(self, excinfo, style)
+
+
+class StoreCases(ScreenevalCollector):
+    """The golden set read from the store (``screeneval_source = db``)."""
+
+    def collect(self) -> Iterator[CaseNode]:
+        screeneval = session_of(self.config)
+        assert screeneval is not None
+        for case in sorted(screeneval.cases.values(), key=lambda c: (c.label, c.id)):
+            yield CaseNode.from_parent(self, name=case.id, case=case)
+
+
+class CaseNode(ScreenevalCollector):
+    """One case; its items are its criteria, its decision, its counterfactuals, perturbations."""
+
+    def __init__(self, *, case: Case, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.case = case
+
+    def collect(self) -> Iterator[pytest.Item]:
+        screeneval = session_of(self.config)
+        assert screeneval is not None
+        case = self.case
+        for criterion in screeneval.rubric.criterion_names:
+            yield ScreenevalItem.from_parent(
+                self, name=criterion, case=case, kind="criterion", target=criterion
+            )
+        yield ScreenevalItem.from_parent(
+            self, name="decision", case=case, kind="decision", target="decision"
+        )
+        for attribute in screeneval.variants.attributes:
+            if attribute in case.attributes:
+                yield ScreenevalItem.from_parent(
+                    self,
+                    name=f"counterfactual[{attribute}]",
+                    case=case,
+                    kind="counterfactual",
+                    target=attribute,
+                )
+        if screeneval.settings.perturbation_examples > 0:
+            for kind in PERTURBATION_KINDS:
+                yield ScreenevalItem.from_parent(
+                    self, name=f"perturbation[{kind}]", case=case, kind="perturbation", target=kind
+                )
+
+
+class ScreenevalFailure(Exception):
+    """An item failed; the message is the readable block pytest shows."""
+
+
+class ScorerFault(Exception):
+    """An item failed because the scorer did not answer as asked: not a ScreenevalFailure, so
+    an xfail marker (which expects only ScreenevalFailure) reports it as a failure."""
+
+
+class ScreenevalItem(pytest.Item):
+    def __init__(self, *, case: Case, kind: str, target: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.case = case
+        self.kind = kind
+        self.target = target
+        self.add_marker(pytest.mark.screeneval)
+        # slices, the item's kind and its attribute are keywords: `-k career-changer`,
+        # `-k "communication and not contested"`, `-k counterfactual`
+        self.extra_keyword_matches.update(case.all_slices)
+        self.extra_keyword_matches.add(kind)
+        if kind == "criterion" and case.is_contested(target):
+            self.extra_keyword_matches.add("contested")
+        reason = None
+        if kind == "criterion":
+            reason = case.xfail_reason(target)
+        elif kind == "decision":
+            reason = case.xfail.get("decision")
+        if reason:
+            # a known drift is expected; a scorer error or outage on the item is not
+            self.add_marker(
+                pytest.mark.xfail(reason=reason, strict=False, raises=ScreenevalFailure)
+            )
+
+    @property
+    def need(self) -> ItemNeed:
+        from pytest_screeneval.session.core import ItemNeed
+
+        return ItemNeed(self.case.id, self.kind, self.target)
+
+    def runtest(self) -> None:
+        screeneval = session_of(self.config)
+        assert screeneval is not None
+        try:
+            screeneval.ensure_scored(self.case.id)
+            # the rows this item is judged on are stored before it can pass (issue 14, 7)
+            screeneval.store_rows_of(self.case.id)
+        except StoreError as exc:
+            # on the report, so the process that owns the run hears of it from an xdist worker
+            # too: the run is then partial (issue 14, "a failed write is partial")
+            self.user_properties.append((WRITE_ERROR_PROPERTY, str(exc)))
+            raise
+        except ScreenevalError as exc:
+            if screeneval.runner_error() is not None:
+                self.session.shouldstop = str(exc)  # the run stops with this sentence
+            raise
+        screeneval.ran_needs.append(self.need)
+        verdict: Verdict
+        if self.kind == "criterion":
+            verdict = screeneval.criterion_verdict(self.case.id, self.target)
+        elif self.kind == "decision":
+            verdict = screeneval.decision_verdict(self.case.id)
+        elif self.kind == "counterfactual":
+            verdict = screeneval.counterfactual_verdict(self.case.id, self.target)
+        else:
+            verdict = screeneval.perturbation_verdict(self.case.id, self.target)
+        self.user_properties.extend(
+            (f"screeneval.{name}", value) for name, value in verdict.properties
+        )
+        for note in verdict.notes:
+            self.add_report_section("call", "screeneval", note)
+        if not verdict.passed:
+            raise (ScorerFault if verdict.scorer_fault else ScreenevalFailure)(verdict.block)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, ScreenevalFailure | ScorerFault | ScreenevalError):
+            from pytest_screeneval.report.escape import terminal_safe
+
+            # a rationale is scorer text: "\x1b[2K\r... PASSED" in it must not fake a line
+            return terminal_safe(str(excinfo.value))
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, None, f"{self.case.id}::{self.name}"
