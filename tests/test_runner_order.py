@@ -35,11 +35,13 @@ class _Recorder:
         self.identity = ScorerIdentity("recorder", "r-1", "0" * 64, RUBRIC.sha, 0.0)
         self.seen: list[str] = []
         self.hold = threading.Event()
+        self.first_returned = threading.Event()
 
     def score(self, text: str, rubric: Rubric) -> list[CriterionScore]:
         self.seen.append(text)
         if len(self.seen) == 1:
             self.hold.wait(10)
+            self.first_returned.set()
         return [CriterionScore("python", 3, "The resume says Python.")]
 
 
@@ -127,7 +129,8 @@ def test_a_hung_call_times_out_frees_its_slot_and_its_late_answer_is_dropped() -
         assert answered.by_criterion  # went out on a new thread while the hung one held its own
         assert runner.threads.started == 2
         scorer.hold.set()  # the hung call returns now: nobody takes its answer
-        threading.Event().wait(0.2)
+        assert scorer.first_returned.wait(5)
+        threading.Event().wait(0.2)  # its hand-back to the loop follows within microseconds
         assert first.result() is timed_out and runner.finished == 2 and runner.in_flight == 0
     finally:
         runner.close()

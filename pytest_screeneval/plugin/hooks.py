@@ -1,8 +1,8 @@
 """pytest glue, kept thin: options, collection of the golden set, the run, summary, exit status.
 
 Everything with logic lives in :mod:`pytest_screeneval.session` and the pure parts; this module
-and the nodes (``plugin.nodes``) adapt pytest objects to their plain values and back. Heavy imports (SQLAlchemy, openai) happen
-only when ``--screeneval`` is on.
+and the nodes (``plugin.nodes``) adapt pytest objects to their plain values and back. Heavy
+imports (SQLAlchemy, openai) happen only when ``--screeneval`` is on.
 """
 
 from __future__ import annotations
@@ -215,8 +215,8 @@ def pytest_configure(config: pytest.Config) -> None:
         completeness = Completeness(distributed=is_controller(config))
         config.stash[COMPLETENESS_KEY] = completeness
         config.pluginmanager.register(completeness, "screeneval-completeness")
-    # Registered before pytest's own plugins register theirs, so it runs after their cleanups
-    # (which collect garbage several times over everything the session kept): see the freezes.
+    # A nested run gives back what it froze (gc_policy); registered before pytest's own plugins
+    # register theirs, so it runs after their cleanups, which collect garbage several times.
     if gc_policy.nested_in_a_test():
         config.add_cleanup(gc_policy.thaw)
     if is_controller(config):
