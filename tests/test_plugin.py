@@ -771,3 +771,26 @@ def test_an_item_passes_only_after_its_cases_rows_are_stored(
     assert {case_id for case_id, _ in seen} == set(CASES)
     per_case = len(RUBRIC.criteria)  # a row per criterion of the original text
     assert all(int(rows) == per_case for _, rows in seen), seen
+
+
+def test_the_golden_set_run_never_loads_the_test_suites_conftest(project: pytest.Pytester) -> None:
+    # A project's tests/conftest.py may import a test-only extra; `pytest --screeneval` with no
+    # paths runs the golden set only, so it must not load that conftest at all.
+    project.makeini(
+        "[pytest]\n"
+        "testpaths = tests\n"
+        f"screeneval_db = sqlite:///{(project.path / 'store.db').as_posix()}\n"
+        "screeneval_perturbation_examples = 0\n"
+    )
+    tests = project.mkdir("tests")
+    (tests / "conftest.py").write_text("import a_test_only_extra_that_is_not_installed\n")
+    (tests / "test_unit.py").write_text("def test_unit():\n    pass\n")
+    result = project.runpytest("--screeneval")
+    assert result.ret == 0, result.stdout.str()
+    result.assert_outcomes(passed=42)
+    with store_of(project) as store:
+        assert store.get_run(1).status == "complete"
+    # plain pytest still loads it: the suite's own conftest is untouched
+    plain = project.runpytest()
+    assert plain.ret == pytest.ExitCode.USAGE_ERROR
+    assert "a_test_only_extra_that_is_not_installed" in plain.stderr.str()
