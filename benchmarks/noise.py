@@ -14,7 +14,7 @@ JSON summary and the JUnit report. It prints, per model:
   gap not FAIL;
 * the calls spent against a deterministic run of the same selection (the keyword scorer).
 
-The issue's targets (issue 12) are printed next to the figures.
+The targets (docs/design.md, "Performance targets") are printed next to the figures.
 """
 
 from __future__ import annotations

@@ -188,7 +188,7 @@ def main() -> None:
     )
     growth = (big["peak_kib"] - small["peak_kib"]) / (args.items - small_items)
     print(f"memory per item: {growth:.2f} KiB (peak growth from {small_items} to {args.items})")
-    # the whole process, start-up and interpreter exit included (issue 11: exit must not walk
+    # the whole process, start-up and interpreter exit included (exit must not walk
     # the heap); ``wall`` is pytest.main alone
     # pytest's own cost for the golden set's shape (its items, a file per case), for reading
     # the ratio: what the plugin adds is the rest

@@ -10,8 +10,8 @@ through a reference loop (asyncio + AsyncOpenAI + a semaphore, a script in a pro
 timed whole as the pytest run is, and its loop alone), and then the same requests with
 a plain sequential loop of the ``openai`` client (for N above ``--sample`` it times that many and
 extrapolates, and says so). The table compares both with the limit N·L/C; the server reports the
-most requests it saw in flight at once. Design target (DESIGN §10): at N=1000, L=0.2 s, C=16 the
-whole pytest run takes at most 1.15 × N·L/C + 2 s. The last line reads ``ratio R`` (whole pytest
+most requests it saw in flight at once. The design target: at N=1000, L=0.2 s, C=16 the whole
+pytest run takes at most 1.15 × N·L/C + 2 s. The last line reads ``ratio R`` (whole pytest
 run / limit).
 """
 
@@ -268,8 +268,8 @@ def reference_loop(
     base_url: str, texts: list[str], concurrency: int, workdir: Path
 ) -> ReferenceRun:
     """asyncio + AsyncOpenAI + a semaphore over the same number of calls, as a hand-written
-    script in a process of its own: what a bare loop achieves, the yardstick of issue 11
-    (pytest-screeneval at most 1.15x its time). The requests are built here, so the script
+    script in a process of its own: what a bare loop achieves, the throughput target's
+    yardstick (pytest-screeneval at most 1.15x its time). The requests are built here, so the script
     imports only asyncio, json and openai; it is timed whole, as the pytest run is."""
     template = load_prompt_template(None)
     fmt = response_format(RUBRIC)

@@ -225,7 +225,7 @@ def scorer_calls(pytester: pytest.Pytester) -> int:
 
 def extra_calls(output: str) -> int:
     """The extra calls the run spent on noise (its probe re-scores a sample of the original
-    texts every run, issue 12; confirmations re-score more), as its summary states them."""
+    texts every run; confirmations re-score more), as its summary states them."""
     found = re.search(r"confirmation cost (\d+) extra scorer calls", output)
     assert found, "the summary states no confirmation cost"
     return int(found.group(1))

@@ -1,4 +1,4 @@
-"""Noise against the baseline (DESIGN §7a, issue 12): a movement or a crossing fails an item only
+"""Noise against the baseline : a movement or a crossing fails an item only
 once re-scoring confirmed it; agreement drop and moved share are judged against the noise.
 
 End to end on the noisy project of ``test_noise_plugin`` (16 cases, the keyword scorer plus

@@ -1,4 +1,4 @@
-"""The pure rules of issue 12 against hand-computed values: a movement and a crossing confirmed
+"""The pure baseline rules against hand-computed values: a movement and a crossing confirmed
 against the noise (``evidence.movement``), the agreement-drop and moved-share gates judged
 against it (``evidence.baseline_gates``), and the item verdicts that use them."""
 

@@ -491,7 +491,7 @@ def test_verify_command_exit_status_and_sentences(
 
 
 # --------------------------------------------------------------------------------------------
-# The golden set in the chain (issue 14, 3)
+# The golden set in the chain
 # --------------------------------------------------------------------------------------------
 
 GOLDEN_EDITS = {
@@ -609,7 +609,7 @@ def test_the_store_golden_set_refuses_an_edited_frozen_text(store: Store) -> Non
 
 
 # --------------------------------------------------------------------------------------------
-# Anchors outside the database and the keyed chain (issue 14, 4)
+# Anchors outside the database and the keyed chain
 # --------------------------------------------------------------------------------------------
 
 

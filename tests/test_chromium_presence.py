@@ -1,4 +1,4 @@
-"""Issue 15 item 1: a machine without Chromium skips the browser tests with the reason, unless
+"""A machine without Chromium skips the browser tests with the reason, unless
 ``CI`` is set, where the same absence fails them."""
 
 from __future__ import annotations

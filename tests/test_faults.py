@@ -1,4 +1,4 @@
-"""Real faults against real processes (issue 7, item 3; DESIGN §9).
+"""Real faults against real processes: one plain sentence, no traceback, no stored row lost.
 
 Each test starts `pytest --screeneval` as a real subprocess on the small pytester project, breaks
 something for real (a signal, a kill -9, a second writer, a lock, a full file, a hanging scorer)
@@ -426,7 +426,7 @@ def test_sigint_under_xdist_marks_the_run_interrupted_and_keeps_its_rows(
 
 
 # --------------------------------------------------------------------------------------------
-# 7. Honest status (issue 14): -x, a crashed xdist worker, a store that fails as the run closes
+# 7. Honest status: -x, a crashed xdist worker, a store that fails as the run closes
 # --------------------------------------------------------------------------------------------
 
 
@@ -438,7 +438,7 @@ def run_statuses(url: str) -> dict[int, str]:
 def test_a_run_stopped_by_x_is_partial_says_what_is_missing_and_is_not_accepted(
     project: pytest.Pytester, store_url: str
 ) -> None:
-    # issue 14, 2: -x after the first failure ran 1 of 659 items, yet the run was "complete"
+    # once, -x after the first failure ran 1 of 659 items, yet the run was "complete"
     # and became the baseline
     scores = expected_scores()
     scores["al-001"]["skills"] = 1  # the first item fails
@@ -518,7 +518,7 @@ def rows_by_case(url: str, run_id: int) -> dict[str, int]:
 def test_a_killed_xdist_worker_leaves_a_partial_run_with_every_case_whole(
     project: pytest.Pytester, store_url: str
 ) -> None:
-    # issue 14, 1: the crashed case was re-run on the surviving worker, its rows collided with
+    # once, the crashed case was re-run on the surviving worker, its rows collided with
     # the dead worker's, the whole batch (another case's rows too) was refused, and the run was
     # "complete" and accepted with a case at 45 of 150 rows
     slow_scores(project)
@@ -599,7 +599,7 @@ FAULT_SENTENCES = {
 def test_a_store_that_fails_as_the_run_closes_is_one_sentence_after_the_summary(
     project: pytest.Pytester, fault: str
 ) -> None:
-    # issue 14, 7: a store error while the run closed (disk full, read-only) was a raw
+    # once, a store error while the run closed (disk full, read-only) was a raw
     # traceback with no summary
     conftest = project.path / "conftest.py"
     plain = conftest.read_text()
@@ -630,7 +630,7 @@ def test_a_store_that_fails_as_the_run_closes_is_one_sentence_after_the_summary(
 def test_concurrent_accepts_replace_only_the_baseline_they_were_judged_against(
     project: pytest.Pytester, store_url: str
 ) -> None:
-    # issue 14, 5: three concurrent --screeneval-accept runs each replaced a baseline they were
+    # once, three concurrent --screeneval-accept runs each replaced a baseline they were
     # never compared against
     set_scores(project, expected_scores(), sleep={"*": 0.1})
     accept = ("--screeneval-accept", "--screeneval-accepted-by", "Ada Quill")
@@ -693,7 +693,7 @@ def _read_only_worker(connection):
 def test_a_write_that_fails_on_an_xdist_worker_makes_the_run_partial(
     project: pytest.Pytester,
 ) -> None:
-    # issue 14: "a failed write is partial", on a worker too (only the controller owns the run)
+    # a failed write makes the run partial, on a worker too (only the controller owns the run)
     conftest = project.path / "conftest.py"
     conftest.write_text(conftest.read_text() + WORKER_STORE_READ_ONLY)
     set_scores(project, expected_scores())

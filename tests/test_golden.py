@@ -1,4 +1,4 @@
-"""The golden-set loader on the bundled example set, on every bad input it refuses (DESIGN §9),
+"""The golden-set loader on the bundled example set, on every bad input it refuses,
 and the YAML writer's round trip. Every person, rater and employer here is invented."""
 
 from __future__ import annotations
@@ -438,7 +438,7 @@ _ID = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9._-]{0,15}", fullmatch=True)
 _TEXT = st.text(max_size=40)
 _NONBLANK = st.text(min_size=1, max_size=40).filter(lambda s: s.strip() != "")
 _DATE = st.one_of(st.dates().map(lambda d: d.isoformat()), _NONBLANK)
-# set_at must be an ISO date (issue 15); retired_at stays free text
+# set_at must be an ISO date; retired_at stays free text
 _SET_AT = st.one_of(
     st.dates().map(lambda d: d.isoformat()), st.datetimes().map(lambda d: d.isoformat())
 )

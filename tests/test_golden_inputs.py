@@ -1,4 +1,4 @@
-"""Issue 15 items 10, 11, 12 and 15: bad golden-set input is refused in one sentence, before
+"""Bad golden-set input is refused in one sentence, before
 anything is stored: a missing variants.yaml, attributes defined on one side only, PII in the
 variants and in national phone formats, ids and texts over the size limits, a set_at that is
 not a date."""

@@ -1,4 +1,4 @@
-"""Issue 14, items 6-13: each failure reproduced, then fixed (wrong served model, a store error at
+"""Honest runs: each failure reproduced, then fixed (wrong served model, a store error at
 the close, a leaked API key, terminal control characters, tracebacks, scorer errors on xfail
 items, exact impact ratios, colliding slice names)."""
 
@@ -146,7 +146,7 @@ LIMITS = GateLimits(5, 10, 80, 3, 5, 5)
 
 
 def test_a_gate_over_nothing_is_not_applicable_never_pass() -> None:
-    # issue 14, 2: every repeat failed validation and self-disagreement printed "0 of 0 items
+    # once, every repeat failed validation and self-disagreement printed "0 of 0 items
     # differ" and PASS
     gates = {g.name: g for g in evaluate_gates(gate_inputs(scorer_errors=75), LIMITS)}
     for name in ("self-disagreement", "counterfactual-gap[name]", "protected-attribute-flags"):
@@ -229,7 +229,7 @@ KEY = "sk-synthetic-TEST-0123456789abcdef"
 def test_an_echoed_api_key_is_stored_and_printed_redacted(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # issue 14, 8: a key echoed in an error body was stored verbatim in 4,005 rows, in JUnit and
+    # once, a key echoed in an error body was stored verbatim in 4,005 rows, in JUnit and
     # on the terminal, and could no longer be removed without breaking verify
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     write_project(pytester)

@@ -1,4 +1,4 @@
-"""Issue 15 item 8: the audit page laid out at 1280 and 390 px wide in headless Chromium.
+"""The audit page laid out at 1280 and 390 px wide in headless Chromium.
 
 The screenshots go to ``tmp_path`` (and to ``$SCREENEVAL_SCREENSHOTS`` when set, to look at);
 the assertions check what a person saw in them: chart labels whole, the "Excluded because"

@@ -1,4 +1,4 @@
-"""Noise-aware evidence (DESIGN §7a): every interval and statistic against hand-computed values."""
+"""Noise-aware evidence: every interval and statistic against hand-computed values."""
 
 from __future__ import annotations
 

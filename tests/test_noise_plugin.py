@@ -1,4 +1,4 @@
-"""Confirm before accusing (DESIGN §7a), end to end: a noisy scorer on a small golden set.
+"""Confirm before accusing, end to end: a noisy scorer on a small golden set.
 
 The scorer is ``examples/noisy_scorer.py`` (the keyword scorer plus seeded level flips and an
 optional name bias). Each test also runs under ``-n 2``. Assertions are about verdicts whose

@@ -292,7 +292,7 @@ def test_reorder_shrinks_to_one_swap() -> None:
 
 
 def test_reorder_shrinks_to_one_swap_from_any_start() -> None:
-    # Issue 15 item 2: the swaps were a flatmap (j's range depending on i), and about one
+    # The swaps were once a flatmap (j's range depending on i), and about one
     # search in 15 ended on two swaps forming a 3-cycle. 40 searches would meet it ~19 in 20.
     def education_first(p: object) -> bool:
         text = p.apply(RESUME)  # type: ignore[attr-defined]

@@ -742,7 +742,7 @@ from pathlib import Path as _Path
 
 
 def pytest_runtest_logreport(report):
-    """Every item that passes finds its case's rows in the store already (DESIGN §9)."""
+    """Every item that passes finds its case's rows in the store already."""
     if report.when != "call" or not report.passed or "::" not in report.nodeid:
         return
     case_id = _Path(report.nodeid.split("::")[0]).stem

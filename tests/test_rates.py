@@ -245,7 +245,7 @@ def test_shares_refer_to_the_full_sample(min_share: float) -> None:
 
 
 def test_an_impact_ratio_of_exactly_four_fifths_is_not_adverse_impact() -> None:
-    # issue 14, 12: Female 4 of 6 selected against Male 5 of 6 is exactly 4/5; float division
+    # Female 4 of 6 selected against Male 5 of 6 is exactly 4/5; float division
     # gave 0.7999999999999999, shown as "0.80 ▼ under 0.8"; 29 CFR 1607.4(D) does not flag 0.80
     candidates = [
         Candidate(f"f-{i}", 80.0 if i < 4 else 20.0, {"sex": "Female"}) for i in range(6)

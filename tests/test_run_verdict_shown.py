@@ -1,4 +1,4 @@
-"""Issue 15 item 7: the gate verdict a run stored is shown wherever the run is shown (runs,
+"""The gate verdict a run stored is shown wherever the run is shown (runs,
 show, the report's JSON and HTML), and a replaced baseline is not "accepted by" any more."""
 
 from __future__ import annotations

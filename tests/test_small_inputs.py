@@ -1,4 +1,4 @@
-"""Issue 15 item 15: a blank accepted-by refused before the run, a created report folder said
+"""A blank accepted-by refused before the run, a created report folder said
 out loud, another application's SQLite database refused unless told."""
 
 from __future__ import annotations

@@ -395,7 +395,7 @@ def test_batches_are_atomic_and_nothing_committed_is_lost(store: Store) -> None:
 
 
 def test_writes_are_idempotent_per_item(store: Store) -> None:
-    # issue 14, 1: a crashed xdist worker's case is re-run on another worker; its rows collided
+    # a crashed xdist worker's case is re-run on another worker; its rows collided
     # with the dead worker's (UNIQUE constraint failed) and the whole batch, another case's
     # rows too, was refused
     run_id = start(store)
@@ -505,7 +505,7 @@ def test_accept_refusals(store: Store) -> None:
 
 
 def test_acceptance_is_compare_and_swap_against_the_judged_baseline(store: Store) -> None:
-    # issue 14, 5: a run replaced a baseline it was never compared against
+    # once, a run replaced a baseline it was never compared against
     first = complete_run(store)
     store.accept(first, by="Priya Venkat", note="first baseline")
     judged, stale = (complete_run(store, baseline_run_id=first) for _ in range(2))
@@ -567,7 +567,7 @@ def test_concurrent_acceptances_judged_against_one_baseline_let_exactly_one_win(
 
 
 def test_ids_no_column_can_hold_are_no_run_in_one_sentence(store: Store) -> None:
-    # issue 14, 10: show|report|accept 99999999999999999999 was an OverflowError traceback
+    # show|report|accept 99999999999999999999 was an OverflowError traceback
     huge = 99999999999999999999
     for call in (
         lambda: store.get_run(huge),

@@ -1,4 +1,4 @@
-"""Issue 15 item 13: a store that refuses writes mid-run (a lock taken by another process)
+"""A store that refuses writes mid-run (a lock taken by another process)
 fails a perturbation item with one sentence, not a Hypothesis FlakyFailure traceback."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 15 items 4 and 5: the ``screeneval`` command finds the store pytest wrote (from any
+"""The ``screeneval`` command finds the store pytest wrote (from any
 subfolder), and the commands that only read work on a copy nobody may write."""
 
 from __future__ import annotations

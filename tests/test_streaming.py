@@ -1,4 +1,4 @@
-"""The session's one runner, end to end (issue 11): items as their case completes, -x stops the
+"""The session's one runner, end to end: items as their case completes, -x stops the
 scoring, one loop and one client per session, perturbation verdicts identical run to run.
 
 pytester runs the plugin with the real ``openai`` client against a ChatServer on loopback in

@@ -1,4 +1,4 @@
-"""Issue 15 item 6: the terminal summary leads with the verdict (gates, then movements and
+"""The terminal summary leads with the verdict (gates, then movements and
 crossings, then the detail), folds small slices into one line unless -v, shows only the
 criteria -k selected, and the review hint names the real run id."""
 

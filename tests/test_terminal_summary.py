@@ -1,4 +1,4 @@
-"""Issue 15 item 6, on the renderer alone: the verdict first, small slices folded unless
+"""The terminal summary, on the renderer alone: the verdict first, small slices folded unless
 verbose, unselected criteria left out, the real run id in the review hint, and whatever
 status strings the gates carry (PASS, FAIL, N/A, INCONCLUSIVE) counted in the tally."""
 

@@ -1,4 +1,4 @@
-"""Issue 15 item 9: the scorer-call counts read the same with -n 2 as in one process: the
+"""The scorer-call counts read the same with -n 2 as in one process: the
 controller, which sees only rows, counts a shared text's twin rows as shared, not as calls."""
 
 from __future__ import annotations

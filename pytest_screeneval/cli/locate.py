@@ -1,4 +1,4 @@
-"""Where the ``screeneval`` command finds the store: by the rule pytest uses (DESIGN §5).
+"""Where the ``screeneval`` command finds the store: by the rule pytest uses.
 
 pytest puts the default SQLite store under its rootdir and reads ``screeneval_db`` from its ini
 file; run from a subfolder, the command must land on the same file, not on ``./.screeneval``.

@@ -1,1 +1,1 @@
-"""Evidence: rationale checks, metrics, reliability, rates, verdicts and gates (DESIGN §7)."""
+"""Evidence: rationale checks, metrics, reliability, rates, verdicts and gates."""

@@ -1,4 +1,4 @@
-"""Session gates (DESIGN §7): each a name, a value, a limit, an n and a verdict.
+"""Session gates: each a name, a value, a limit, an n and a verdict.
 
 Pure module. A gate with nothing to measure (no baseline yet, no repeats, no counterfactuals
 selected) says so with status ``N/A`` instead of passing silently; so does a gate whose n is 0

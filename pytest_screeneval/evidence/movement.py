@@ -1,4 +1,4 @@
-"""Confirm a movement or a crossing against the baseline before failing on it (DESIGN §7a).
+"""Confirm a movement or a crossing against the baseline before failing on it.
 
 Pure module. The baseline is a stored run: its answers cannot be re-scored, only the current
 run's can. Each side's noise is its own run's measurement when that run measured any (the

@@ -1,4 +1,4 @@
-"""The scorer's own noise, measured from texts it scored more than once (DESIGN §7a).
+"""The scorer's own noise, measured from texts it scored more than once.
 
 Pure module. Input: for each re-scored text, its answers (criterion → level), first answer first.
 Output, per criterion: the share of re-scores whose level differs from the first answer and their

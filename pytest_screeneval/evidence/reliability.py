@@ -1,6 +1,6 @@
 """How far the human raters agree: Krippendorff's alpha, and the rater summary for a golden set.
 
-Where recruiters disagree, the model should not be confident either (DESIGN §7, contested items);
+Where recruiters disagree, the model should not be confident either (contested items);
 the golden set's ratings are only evidence if the raters agree well enough, and the audit report
 says how well. Alpha is computed with the coincidence-matrix method of Krippendorff (2011),
 "Computing Krippendorff's Alpha-Reliability" (https://repository.upenn.edu/asc_papers/43):

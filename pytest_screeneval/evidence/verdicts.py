@@ -1,4 +1,4 @@
-"""Item verdicts (DESIGN §7): why a (case, criterion) or (case, decision) item passes or fails.
+"""Item verdicts: why a (case, criterion) or (case, decision) item passes or fails.
 
 Pure module. The plugin gathers plain values (the score, the baseline, a review) and asks here;
 the answer carries the readable block that pytest shows for a failure.
@@ -68,14 +68,14 @@ class Verdict:
     block: str  # the readable block shown on failure
     properties: tuple[tuple[str, str], ...] = ()  # for JUnit XML: score, expected, baseline
     # the scorer did not answer as asked (an error, no usable score, the wrong model): an item
-    # marked xfail still fails then, an outage is not an expected failure (issue 14, 11)
+    # marked xfail still fails then, an outage is not an expected failure
     scorer_fault: bool = False
 
 
 @dataclass(frozen=True)
 class ConfirmationNote:
     """What re-scoring concluded about a difference with the baseline that was about to fail an
-    item (DESIGN §7a): only a ``confirmed`` one fails it; the others are listed, not hidden."""
+    item: only a ``confirmed`` one fails it; the others are listed, not hidden."""
 
     status: str  # "confirmed" | "unstable" | "unconfirmed"
     line: str  # how it was confirmed, one line
@@ -277,7 +277,7 @@ def decision_verdict(
 
 
 def with_served_model_fault(verdict: Verdict, mismatch: str | None) -> Verdict:
-    """The verdict failed for a wrong served model (issue 14, 6): an item judged on answers
+    """The verdict failed for a wrong served model: an item judged on answers
     from another model than the one asked for is no evidence about the model under test."""
     if mismatch is None:
         return verdict

@@ -1,4 +1,4 @@
 """The golden set: its model, how it is read from YAML and validated, and written back.
 
-See DESIGN §4.
+See docs/design.md, "The golden set on disk".
 """

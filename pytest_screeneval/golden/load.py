@@ -1,4 +1,4 @@
-"""The golden set on disk: read and validate the YAML folder into the model (DESIGN §4).
+"""The golden set on disk: read and validate the YAML folder into the model.
 
 Pure module: no pytest, no database. Every rule is checked with an error that names the file and
 the line, so a user can go straight to the mistake.
@@ -287,7 +287,7 @@ def load_rubric(path: Path, shown: str | None = None) -> Rubric:
 def load_variants(path: Path, shown: str | None = None) -> Variants:
     shown = shown or str(path)
     if not path.exists():
-        # Silence here switched the fairness checks off without a word (issue 15): refuse, and
+        # Silence here switched the fairness checks off without a word: refuse, and
         # say how to run without counterfactuals on purpose.
         raise GoldenSetError(
             f"{shown}: the golden set has no variants file, so its counterfactual (fairness) "

@@ -1,4 +1,4 @@
-"""The PII screen: e-mail addresses and phone numbers left in golden set text (DESIGN §9).
+"""The PII screen: e-mail addresses and phone numbers left in golden set text.
 
 A golden set holds de-identified people; a real e-mail or phone number in a case or in a
 ``variants.yaml`` value means the de-identification missed something, and the set would freeze it.

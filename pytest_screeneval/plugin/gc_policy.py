@@ -74,5 +74,5 @@ def thaw() -> None:
     """Give every frozen object back to the collector: for a nested run, whose process would
     otherwise keep them. A top-level run leaves them frozen: the interpreter's final collection
     then skips them and exit takes milliseconds instead of a walk over every item, case and
-    result (issue 11, item 4)."""
+    result."""
     gc.unfreeze()

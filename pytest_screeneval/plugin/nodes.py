@@ -1,4 +1,4 @@
-"""The golden set as pytest nodes: a case file, a case, its items (DESIGN §6).
+"""The golden set as pytest nodes: a case file, a case, its items.
 
 ``cases/<slice>/<id>.yaml`` is a ``CaseFile``; its ``CaseNode`` yields an item per criterion,
 the decision, each counterfactual attribute and each perturbation kind, so node ids read
@@ -151,11 +151,11 @@ class ScreenevalItem(pytest.Item):
         assert screeneval is not None
         try:
             screeneval.ensure_scored(self.case.id)
-            # the rows this item is judged on are stored before it can pass (issue 14, 7)
+            # the rows this item is judged on are stored before it can pass
             screeneval.store_rows_of(self.case.id)
         except StoreError as exc:
             # on the report, so the process that owns the run hears of it from an xdist worker
-            # too: the run is then partial (issue 14, "a failed write is partial")
+            # too: the run is then partial, as a failed write makes it
             self.user_properties.append((WRITE_ERROR_PROPERTY, str(exc)))
             raise
         except ScreenevalError as exc:

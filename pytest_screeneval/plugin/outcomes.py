@@ -1,4 +1,4 @@
-"""Collects what confirmation concluded for each item (DESIGN §7a), from the items' reports.
+"""Collects what confirmation concluded for each item, from the items' reports.
 
 An item whose difference did not hold against the scorer's noise passes, with the user property
 ``screeneval.outcome`` = ``unstable`` (or ``unconfirmed`` when the confirmation budget was spent)

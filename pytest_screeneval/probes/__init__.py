@@ -1,1 +1,1 @@
-"""Probes: counterfactual variants and perturbations of a case's text (DESIGN §4, §7)."""
+"""Probes: counterfactual variants and perturbations of a case's text."""

@@ -1,4 +1,4 @@
-"""Counterfactual variants: rewrite one attribute of a case, and measure the gaps (DESIGN §4, §7).
+"""Counterfactual variants: rewrite one attribute of a case, and measure the gaps.
 
 A variant is the same resume with exactly one attribute changed: a name, a college, a career-gap
 line. The job requirements do not change, so the ideal score gap across an attribute's values is

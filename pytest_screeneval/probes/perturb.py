@@ -1,4 +1,4 @@
-"""Perturbations of resume text, as Hypothesis strategies (DESIGN §7, (case, perturbation[kind])).
+"""Perturbations of resume text, as Hypothesis strategies for the (case, perturbation[kind]) items.
 
 A scorer that reads content, not layout, gives the same scores when a resume is reformatted,
 when its text carries a little OCR noise, or when its sections come in another order. Each

@@ -1,4 +1,4 @@
-"""The audit report's noise section (DESIGN §7a): the scorer's noise as the run's stored rows show
+"""The audit report's noise section: the scorer's noise as the run's stored rows show
 it, and what confirmation cost. Every re-score is a stored row (a later repeat of its case and
 variant), so the figures come from the store, not from the run's memory."""
 

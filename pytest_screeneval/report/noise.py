@@ -1,4 +1,4 @@
-"""The noise section of the terminal summary (DESIGN §7a): what the scorer's own noise is, the
+"""The noise section of the terminal summary: what the scorer's own noise is, the
 level the verdicts were judged at, what confirmation cost, and the items it left unstable."""
 
 from __future__ import annotations

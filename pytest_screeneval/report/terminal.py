@@ -1,4 +1,4 @@
-"""The terminal summary printed after pytest's own (DESIGN §8)."""
+"""The terminal summary printed after pytest's own."""
 
 from __future__ import annotations
 

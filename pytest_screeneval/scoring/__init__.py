@@ -1,1 +1,1 @@
-"""Scoring: the Scorer protocol, the runner, and the built-in scorers (DESIGN §6)."""
+"""Scoring: the Scorer protocol, the runner, and the built-in scorers."""

@@ -1,4 +1,4 @@
-"""The values a scorer returns and the identity that pins it (DESIGN §6).
+"""The values a scorer returns and the identity that pins it.
 
 Kept apart from the runner so that scorers, the store and the reports can share these types
 without importing asyncio machinery.

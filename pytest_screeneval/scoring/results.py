@@ -127,7 +127,7 @@ def result_of(
         if isinstance(error, ScorerUnavailable) or not isinstance(error, Exception):
             raise error
         if isinstance(error, ScorerError):
-            # "*" for summaries; per criterion, the raw answer once (issue 13, item 3)
+            # "*" for summaries; per criterion, the raw answer once
             names = rubric.criterion_names
             errors = {"*": error.reason} | errors_with_raw(
                 dict.fromkeys(names, error.reason), error.raw, names

@@ -1,4 +1,4 @@
-"""What stands in the way of accepting a run as the baseline (DESIGN §5, §7).
+"""What stands in the way of accepting a run as the baseline.
 
 A run is refused while it has a failed gate, a crossing nobody reviewed, scorer errors, or is
 partial (stopped before every selected item ran and was stored), unless forced with a note; the

@@ -1,4 +1,4 @@
-"""Confirm a difference with the baseline before an item fails on it (DESIGN §7a).
+"""Confirm a difference with the baseline before an item fails on it.
 
 One part of :class:`~pytest_screeneval.session.core.ScreenevalSession`, beside the
 :class:`~pytest_screeneval.session.confirmation.Confirmer` it spends through. A criterion item

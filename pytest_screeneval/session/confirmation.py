@@ -1,4 +1,4 @@
-"""Confirm before accusing (DESIGN §7a): the session's noise probe and its re-scoring budget.
+"""Confirm before accusing: the session's noise probe and its re-scoring budget.
 
 One :class:`Confirmer` per session, composed into it. An item about to fail on a difference asks
 it to confirm: the first time, it measures the scorer's noise by re-scoring a sample of the

@@ -560,7 +560,7 @@ class ScreenevalSession:
     # ---------------------------------------------------------------- finish
 
     def summarize(self, selected_items: Mapping[str, int], status: str) -> RunSummary:
-        """Compute every table and gate of the run (DESIGN §7–8)."""
+        """Compute every table and gate of the run."""
         assert self.run_id is not None and self.scorer is not None
         if status != "interrupted" and not self.confirmer.noise().measured:
             # every run shows its scorer's noise, measured (not one stopped by Ctrl-C, which

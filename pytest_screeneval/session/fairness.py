@@ -1,4 +1,4 @@
-"""The fairness items of a session: counterfactual gaps and perturbation shifts (DESIGN §7).
+"""The fairness items of a session: counterfactual gaps and perturbation shifts.
 
 One part of :class:`~pytest_screeneval.session.core.ScreenevalSession`: each item reads the
 scores (a perturbation scores its texts through ``score_text``), and records what it measured
@@ -70,7 +70,7 @@ class Fairness:
 
     def counterfactual_verdict(self, case_id: str, attribute: str) -> Verdict:
         """Score gap across the attribute's values; a gap above the limit fails only once it is
-        confirmed against the scorer's noise (DESIGN §7a). Records what it measured."""
+        confirmed against the scorer's noise. Records what it measured."""
         case = self.cases[case_id]
         values = case_variants(case, self.variants).get(attribute, [])
         overall: dict[str, float] = {}
@@ -147,7 +147,7 @@ class Fairness:
 
     def perturbation_verdict(self, case_id: str, kind: str) -> Verdict:
         """Hypothesis draws perturbations of the case text; a failure shrinks to the smallest,
-        and is shown only once re-scoring confirmed it (DESIGN §7a).
+        and is shown only once re-scoring confirmed it.
 
         Hypothesis is never fed a nondeterministic test function, so its flakiness detection
         can neither mask nor fake a result: each text is scored once through ``score_text``

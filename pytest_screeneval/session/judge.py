@@ -1,4 +1,4 @@
-"""The judge: an item's evidence and its verdict for a criterion or the decision (DESIGN §7).
+"""The judge: an item's evidence and its verdict for a criterion or the decision.
 
 One part of :class:`~pytest_screeneval.session.core.ScreenevalSession`. It reads the scores and
 the baseline, and keeps only what it computes once: the rationale checks of each answer.
@@ -68,7 +68,7 @@ class Judge:
         self.scores = scores
         self.baseline = baseline
         self.requested_model = requested_model
-        # confirms a movement or crossing against the noise before failing on it (DESIGN §7a)
+        # confirms a movement or crossing against the noise before failing on it
         self.confirmation = confirmation
         # each answer's rationale checks, once (the item and the summary both ask), ahead of
         # the items in a worker process when the run has many

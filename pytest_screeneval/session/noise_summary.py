@@ -1,5 +1,5 @@
 """The run's noise in its summary: the measured noise, the gates judged against it, the items
-confirmation left unstable, and what confirming cost (DESIGN §7a).
+confirmation left unstable, and what confirming cost.
 
 One step after :func:`~pytest_screeneval.session.summary.summarize`: it replaces the fairness
 gates (counterfactual gap, perturbation shift) and the gates against the baseline (agreement

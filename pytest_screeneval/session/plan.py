@@ -1,4 +1,4 @@
-"""The cost plan of a run (issue 13, item 6): what will be scored, the calls, tokens and cost.
+"""The cost plan of a run: what will be scored, the calls, tokens and cost.
 
 Made from the session's queue before the first call (every text is queued and every
 perturbation example drawn by then), printed, checked against ``screeneval_max_calls`` and kept

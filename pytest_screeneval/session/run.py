@@ -48,7 +48,7 @@ class Baseline:
 
     ``scores`` are its first answers (the items' "before"); ``originals`` every answer of each
     case's original text (its repeats, its probe's and confirmations' re-scores), and ``noise``
-    what they measured: a movement is confirmed against both (DESIGN §7a).
+    what they measured: a movement is confirmed against both.
     """
 
     record: RunRecord | None = None

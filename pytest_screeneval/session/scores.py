@@ -299,7 +299,7 @@ class Scores:
 
     def _redacted(self, result: JobResult) -> JobResult:
         """The result with the scorer's secrets (its API key) out of every text it carries, so
-        no row, report or terminal line holds them (issue 14, 8)."""
+        no row, report or terminal line holds them."""
         if self._redactor is None:
             self._redactor = Redactor(scorer_secrets(self.scorer))
         redact = self._redactor

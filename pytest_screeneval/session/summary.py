@@ -1,4 +1,4 @@
-"""A session's summary: every table and gate of the run (DESIGN §7–8), as plain values.
+"""A session's summary: every table and gate of the run, as plain values.
 
 One part of :class:`~pytest_screeneval.session.core.ScreenevalSession`: a function of the other
 parts (scores, judge, fairness, baseline), so the session holds the run's lifecycle and this
@@ -108,7 +108,7 @@ def summarize(
     warnings: Sequence[str],
     duration_s: float,
 ) -> RunSummary:
-    """Compute every table and gate of the run (DESIGN §7–8)."""
+    """Compute every table and gate of the run."""
     s = settings
     selected_cases = sorted({need.case_id for need in needs})
     cases = [cases_by_id[c] for c in selected_cases]

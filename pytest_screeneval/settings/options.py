@@ -84,7 +84,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "screeneval_timeout",
         # Above the openai scorer's own bound (240 s a request, 2 retries): a small model on a
-        # CPU behind a one-slot server is slow, and its calls queue (issue 13, "Slow calls").
+        # CPU behind a one-slot server is slow, and its calls queue.
         "900",
         "Seconds one scorer call may take, its own retries included, before it is recorded as "
         "an error.",

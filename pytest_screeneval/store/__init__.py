@@ -1,1 +1,1 @@
-"""The run store: schema, connection, queries, the audit chain and migrations (DESIGN §5)."""
+"""The run store: schema, connection, queries, the audit chain and migrations."""

@@ -1,4 +1,4 @@
-"""The run store: the golden set as frozen, and every run as an audit record (DESIGN §5).
+"""The run store: the golden set as frozen, and every run as an audit record.
 
 Pure module (no pytest). SQLite by default, PostgreSQL for teams; both through SQLAlchemy Core.
 What the store promises:

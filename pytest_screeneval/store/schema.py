@@ -1,4 +1,4 @@
-"""The run store's tables (DESIGN §5), as SQLAlchemy Core, in one ``MetaData``.
+"""The run store's tables, as SQLAlchemy Core, in one ``MetaData``.
 
 Portable on purpose: every text is ``Text``, every timestamp is ISO-8601 text with its timezone
 and every structured value is JSON text, so a row reads back byte-identical from SQLite and from
@@ -133,7 +133,7 @@ runs = sa.Table(
     sa.Column("verdict", sa.Text, nullable=True),
     # the chain position (seq) of the golden set the run was scored against (revision 0003)
     sa.Column("golden_seq", sa.Integer, nullable=True),
-    # partial: stopped early (-x, a crashed worker, a failed write); see DESIGN §5
+    # partial: stopped early (-x, a crashed worker, a failed write), so it can never be accepted
     sa.CheckConstraint(
         "status IN ('running', 'complete', 'partial', 'interrupted')", name="ck_eval_runs_status"
     ),

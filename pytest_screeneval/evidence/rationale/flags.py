@@ -1,6 +1,6 @@
 """Rationale flags: is a scorer's reason short, long, off-criterion, protected or made up?
 
-``rationale_flags`` runs on every (case, criterion) item (DESIGN §7): a ``protected-attribute``
+``rationale_flags`` runs on every (case, criterion) item: a ``protected-attribute``
 flag always fails the item, the others fail it or warn as configured. The checks are cheap,
 offline and deterministic; ``rationale_findings`` says what triggered each flag, for the
 failure message.

@@ -8,7 +8,7 @@ passes the result to :func:`find_protected`.
 
 A rationale must not refer to the candidate's age, graduation year, marital or family status,
 pregnancy, disability, national origin or nationality, race or ethnicity, religion, sex, gender or
-sexual orientation, or accent (DESIGN §7: such a flag always fails the item). Each term is a
+sexual orientation, or accent (such a flag always fails the item). Each term is a
 word-bounded pattern with the contexts that make it innocent: "race condition", "white paper",
 "Black Friday", "single sign-on", "native apps", "the national sales team", "ageing
 infrastructure", "children aged 11-14" (pupils, not the candidate's family).

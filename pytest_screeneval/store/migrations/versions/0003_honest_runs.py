@@ -1,4 +1,4 @@
-"""Honest runs and a chain that covers everything (issue 14).
+"""Honest runs and a chain that covers everything.
 
 Revision ID: 0003
 Revises: 0002
