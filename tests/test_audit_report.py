@@ -221,6 +221,17 @@ def test_rates_by_group_from_demographics(scenario: Scenario) -> None:
         assert row["scoring_rate"] == pytest.approx(scoring[group])
         below = selection[group] / max(selection.values()) < 0.8
         assert ("selection" in row["below_threshold"]) == below
+        # every ratio but the reference's carries its test against the reference
+        test = row["selection_test"]
+        if group == sex["selection_reference"]:
+            assert test is None
+        else:
+            assert test["reference"] == sex["selection_reference"]
+            assert 0 < test["fisher_p"] <= 1
+            assert row["selection_flag"].startswith("below 0.8, ") == below
+            if below:
+                words = "significant (p" if test["significant"] else "not significant at n = "
+                assert words in row["selection_flag"]
     assert sex["unknown"] == 1  # ret-002 has no demographics
     race = next(b for b in rates["breakdowns"] if b["dimension"] == "race")
     assert race["unknown"] == 2  # 'unknown' and missing
@@ -278,7 +289,8 @@ def test_html_is_self_contained_escaped_and_complete(scenario: Scenario) -> None
     for ident, title in SECTIONS:
         assert f'<section id="{ident}"' in page and title in page
     assert page.count('<svg role="img"') == 4
-    assert "under 0.8" in page  # a marked impact ratio
+    assert "below 0.8, " in page  # a marked impact ratio, with its significance in words
+    assert "Fisher p = " in page and "95% CI " in page
     assert "Curator Vale" in page and "Bo Marchetti" in page
 
 

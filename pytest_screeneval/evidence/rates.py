@@ -24,6 +24,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from pytest_screeneval.evidence.significance import Comparison, compare, flag_text
+
 __all__ = [
     "IMPACT_THRESHOLD",
     "MIN_SHARE",
@@ -33,9 +35,11 @@ __all__ = [
     "UNKNOWN",
     "Breakdown",
     "Candidate",
+    "CategoryCounts",
     "CategoryRate",
     "GroupRates",
     "breakdown",
+    "breakdown_from_counts",
     "exact",
     "group_rates",
 ]
@@ -92,6 +96,10 @@ class CategoryRate:
     # the same ratios as exact fractions: what is compared with the threshold
     scoring_impact_exact: Fraction | None = None
     selection_impact_exact: Fraction | None = None
+    # the tests of its rate against the reference category's (None for the reference itself,
+    # an excluded category, or when there is no ratio)
+    scoring_test: Comparison | None = None
+    selection_test: Comparison | None = None
 
     @property
     def scoring_rate(self) -> float:
@@ -114,6 +122,12 @@ class CategoryRate:
                 marked.append(name)
         return tuple(marked)
 
+    def flag(self, kind: str, threshold: float = IMPACT_THRESHOLD) -> str:
+        """The words beside its ``kind`` ('scoring' or 'selection') ratio: 'below 0.8,
+        significant (p = …)', 'below 0.8, not significant at n = …', or ''."""
+        test = self.scoring_test if kind == "scoring" else self.selection_test
+        return flag_text(kind in self.below(threshold), threshold, test)
+
 
 @dataclass(frozen=True)
 class Breakdown:
@@ -124,6 +138,9 @@ class Breakdown:
     unknown: int  # candidates without a known category: excluded from the ratios, reported
     total: int  # the full sample the shares and the median refer to
     note: str = ""  # why no ratio could be computed, when so
+    # the category each ratio is taken against: the included category with the highest rate
+    scoring_reference: str | None = None
+    selection_reference: str | None = None
 
     def category(self, name: str) -> CategoryRate:
         for rate in self.categories:
@@ -170,6 +187,26 @@ def _float(value: Fraction | None) -> float | None:
     return None if value is None else float(value)
 
 
+@dataclass(frozen=True)
+class CategoryCounts:
+    """What the rates of one category rest on: how many, how many above the median, how many
+    selected."""
+
+    n: int
+    above: int
+    selected: int
+
+
+def _reference(rates: Mapping[str, Fraction], included: Sequence[str]) -> str | None:
+    """The included category with the highest rate (the first by name on a tie); None when
+    that rate is 0, as then no ratio is defined."""
+    best: str | None = None
+    for name in included:  # sorted by name: a later category wins only with a higher rate
+        if best is None or rates[name] > rates[best]:
+            best = name
+    return best if best is not None and rates[best] > 0 else None
+
+
 def breakdown(
     dimension: str,
     candidates: Sequence[Candidate],
@@ -184,22 +221,45 @@ def breakdown(
     above it); ``advance_at`` the overall score a candidate is selected at. A category holding
     less than ``min_share`` of the full sample is shown but left out of the impact ratios.
     """
-    total = len(candidates)
-    members: dict[str, list[Candidate]] = {}
+    counts: dict[str, list[int]] = {}
     unknown = 0
     for candidate in candidates:
         category = candidate.label(dimension)
         if category is None:
             unknown += 1
-        else:
-            members.setdefault(category, []).append(candidate)
-    names = sorted(members)
-    above = {n: sum(1 for c in members[n] if c.overall > median) for n in names}
-    selected = {n: sum(1 for c in members[n] if c.overall >= advance_at) for n in names}
-    shares = {n: len(members[n]) / total for n in names}
+            continue
+        cell = counts.setdefault(category, [0, 0, 0])
+        cell[0] += 1
+        cell[1] += candidate.overall > median
+        cell[2] += candidate.overall >= advance_at
+    return breakdown_from_counts(
+        dimension,
+        {name: CategoryCounts(*cell) for name, cell in counts.items()},
+        unknown=unknown,
+        total=len(candidates),
+        min_share=min_share,
+    )
+
+
+def breakdown_from_counts(
+    dimension: str,
+    counts: Mapping[str, CategoryCounts],
+    *,
+    unknown: int,
+    total: int,
+    min_share: float = MIN_SHARE,
+) -> Breakdown:
+    """The breakdown of ``dimension`` from each known category's counts, with the significance
+    of each ratio against the reference category (the included one with the highest rate)."""
+    names = sorted(counts)
+    shares = {n: counts[n].n / total for n in names}
     included = [n for n in names if shares[n] >= min_share]
-    scoring = _ratios({n: Fraction(above[n], len(members[n])) for n in names}, included)
-    selection = _ratios({n: Fraction(selected[n], len(members[n])) for n in names}, included)
+    scoring_rates = {n: Fraction(counts[n].above, counts[n].n) for n in names}
+    selection_rates = {n: Fraction(counts[n].selected, counts[n].n) for n in names}
+    scoring = _ratios(scoring_rates, included)
+    selection = _ratios(selection_rates, included)
+    scoring_ref = _reference(scoring_rates, included)
+    selection_ref = _reference(selection_rates, included)
     notes = []
     if names and not included:
         notes.append(f"every category is under {min_share:.0%} of the data")
@@ -207,24 +267,43 @@ def breakdown(
         notes.append("no included category scores above the median, so no scoring ratio")
     if included and selection is None:
         notes.append("no included category has anyone selected, so no selection ratio")
+
+    def test(name: str, reference: str | None, kind: str) -> Comparison | None:
+        if reference is None or name == reference or name not in included:
+            return None
+        mine, theirs = counts[name], counts[reference]
+        if kind == "scoring":
+            return compare(reference, mine.above, mine.n, theirs.above, theirs.n)
+        return compare(reference, mine.selected, mine.n, theirs.selected, theirs.n)
+
     rates = tuple(
         CategoryRate(
             category=n,
-            n=len(members[n]),
+            n=counts[n].n,
             share=shares[n],
-            scored_above=above[n],
-            selected=selected[n],
+            scored_above=counts[n].above,
+            selected=counts[n].selected,
             scoring_impact_ratio=_float(scoring.get(n)) if scoring else None,
             selection_impact_ratio=_float(selection.get(n)) if selection else None,
             excluded=None
             if n in included
-            else f"under {min_share:.0%} of the data ({len(members[n])} of {total})",
+            else f"under {min_share:.0%} of the data ({counts[n].n} of {total})",
             scoring_impact_exact=scoring.get(n) if scoring else None,
             selection_impact_exact=selection.get(n) if selection else None,
+            scoring_test=test(n, scoring_ref, "scoring"),
+            selection_test=test(n, selection_ref, "selection"),
         )
         for n in names
     )
-    return Breakdown(dimension, rates, unknown, total, "; ".join(notes))
+    return Breakdown(
+        dimension,
+        rates,
+        unknown,
+        total,
+        "; ".join(notes),
+        scoring_reference=scoring_ref,
+        selection_reference=selection_ref,
+    )
 
 
 def group_rates(

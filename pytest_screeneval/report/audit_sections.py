@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pytest_screeneval.evidence.rates import Breakdown, GroupRates
+from pytest_screeneval.evidence.significance import ALPHA, CONFIDENCE, Comparison
 from pytest_screeneval.golden.model import GoldenSet, Rubric
 from pytest_screeneval.store.database import RunRecord
 
@@ -134,12 +135,18 @@ def provenance(golden: GoldenSet, records: Mapping[str, Mapping[str, Any]]) -> d
     }
 
 
+def _test_doc(test: Comparison | None) -> dict[str, Any] | None:
+    return test.as_dict() if test is not None else None
+
+
 def _breakdown_doc(item: Breakdown, threshold: float) -> dict[str, Any]:
     return {
         "dimension": item.dimension,
         "unknown": item.unknown,
         "total": item.total,
         "note": item.note,
+        "scoring_reference": item.scoring_reference,
+        "selection_reference": item.selection_reference,
         "categories": [
             {
                 "category": r.category,
@@ -153,6 +160,10 @@ def _breakdown_doc(item: Breakdown, threshold: float) -> dict[str, Any]:
                 "selection_impact_ratio": r.selection_impact_ratio,
                 "excluded": r.excluded,
                 "below_threshold": list(r.below(threshold)),
+                "scoring_test": _test_doc(r.scoring_test),
+                "selection_test": _test_doc(r.selection_test),
+                "scoring_flag": r.flag("scoring", threshold),
+                "selection_flag": r.flag("selection", threshold),
             }
             for r in item.categories
         ],
@@ -167,5 +178,11 @@ def group_rates_doc(rates: GroupRates) -> dict[str, Any]:
         "min_share": rates.min_share,
         "threshold": rates.threshold,
         "tie_rule": rates.tie_rule,
+        "significance": {
+            "test": "Fisher's exact test, two-sided, each category against the reference",
+            "alpha": ALPHA,
+            "z": "pooled two-proportion z statistic (negative: below the reference)",
+            "interval": f"{CONFIDENCE:.0%} interval on the impact ratio, Katz's log method",
+        },
         "breakdowns": [_breakdown_doc(b, rates.threshold) for b in rates.breakdowns],
     }

@@ -7,7 +7,16 @@ import statistics
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_screeneval.report.html.parts import Raw, num, rate, ratio, section, table, text, when
+from pytest_screeneval.report.html.parts import (
+    Raw,
+    num,
+    rate,
+    section,
+    table,
+    tested_ratio,
+    text,
+    when,
+)
 from pytest_screeneval.report.html.svg import Strip, paired_bars, strip_plot
 
 __all__ = ["counterfactual", "perturbation", "provenance", "raters", "rates"]
@@ -138,10 +147,22 @@ def _rates_table(breakdown: Mapping[str, Any], threshold: float) -> str:
             rate(c["share"]),
             c["scored_above"],
             rate(c["scoring_rate"]),
-            ratio(c["scoring_impact_ratio"], threshold, c["excluded"]),
+            tested_ratio(
+                c["scoring_impact_ratio"],
+                threshold,
+                c["excluded"],
+                c.get("scoring_test"),
+                c.get("scoring_flag", ""),
+            ),
             c["selected"],
             rate(c["selection_rate"]),
-            ratio(c["selection_impact_ratio"], threshold, c["excluded"]),
+            tested_ratio(
+                c["selection_impact_ratio"],
+                threshold,
+                c["excluded"],
+                c.get("selection_test"),
+                c.get("selection_flag", ""),
+            ),
             Raw(f'<span class="reason">{text(c["excluded"])}</span>') if c["excluded"] else "",
         )
         for c in breakdown["categories"]
@@ -224,8 +245,11 @@ def rates(doc: Doc) -> str:
         f"{text(num(cases['median']))}. <strong>Selection rate</strong>: share at or above the "
         f"advance threshold ({advance_at:g}). <strong>Scoring rate</strong>: share scoring above "
         f"the median of the full sample. {text(cases['tie_rule'])} <strong>Impact ratio</strong>: "
-        "a category's rate over the highest included category's rate; under "
-        f"{threshold:g} is marked ▼. Categories under {cases['min_share']:.0%} of the data are "
+        "a category's rate over the highest included category's rate (the reference); under "
+        f"{threshold:g} is marked ▼ and says whether the difference is significant. Beside each "
+        "ratio: its 95% interval (Katz's log method), the two-sided p-value of Fisher's exact "
+        "test against the reference category and the pooled two-proportion z statistic; "
+        f"significant means p &lt; 0.05. Categories under {cases['min_share']:.0%} of the data are "
         "shown but excluded from the ratios; unknown categories are counted, never guessed.</p>",
         *(_rates_table(b, threshold) for b in cases["breakdowns"]),
         "<h3>Score distribution by group</h3>",

@@ -6,9 +6,10 @@ module or ``svg.py`` produced) are inserted as they are.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from html import escape
+from typing import Any
 
 __all__ = [
     "Raw",
@@ -16,9 +17,9 @@ __all__ = [
     "num",
     "pct",
     "rate",
-    "ratio",
     "section",
     "table",
+    "tested_ratio",
     "text",
     "when",
 ]
@@ -53,15 +54,33 @@ def rate(value: float | None, digits: int = 1) -> str:
     return "–" if value is None else f"{100 * value:.{digits}f}%"
 
 
-def ratio(value: float | None, threshold: float, excluded: str | None = None) -> Raw:
-    """An impact ratio to two decimals; under ``threshold`` marked in words, not colour only."""
+def tested_ratio(
+    value: float | None,
+    threshold: float,
+    excluded: str | None,
+    test: Mapping[str, Any] | None,
+    flag: str,
+) -> Raw:
+    """An impact ratio with what backs it: its 95% interval, Fisher's p and the z statistic
+    against the reference, and under ``threshold`` the flag in words ('below 0.8, significant
+    (p = …)' or 'below 0.8, not significant at n = …'), not in colour only."""
     if excluded:
         return Raw('<span class="note">excluded</span>')
     if value is None:
         return Raw("–")
-    if value < threshold:
-        return Raw(f'<span class="flag">{value:.2f} ▼ under {threshold:g}</span>')
-    return Raw(f"{value:.2f}")
+    shown = f"{value:.2f}"
+    if flag:
+        shown = f'<span class="flag">{shown} ▼ {escape(flag)}</span>'
+    if test is None:  # only the reference category has a ratio and no test
+        return Raw(f'{shown}<br><span class="note">reference</span>')
+    low, high, z = test.get("ratio_low"), test.get("ratio_high"), test.get("z")
+    interval = f"{low:.2f}–{high:.2f}" if low is not None and high is not None else "none"
+    detail = (
+        f"95% CI {interval} · Fisher p = {test['fisher_p']:.3g}"
+        + (f" · z = {z:.2f}" if z is not None else "")
+        + f" · vs {escape(str(test['reference']))}"
+    )
+    return Raw(f'{shown}<br><span class="note">{detail}</span>')
 
 
 def when(timestamp: str | None) -> str:
