@@ -66,7 +66,14 @@ class BiasedScorer:
                 levels[name] -= drop
         if any(name in text for name in HARSH_NAMES) and "communication" in levels:
             levels["communication"] = max(rubric.scale.min, levels["communication"] - 1)
-        return [replace(answers[name], score=level) for name, level in levels.items()]
+        return [rescored(answers[name], level) for name, level in levels.items()]
+
+
+def rescored(answer: CriterionScore, level: int) -> CriterionScore:
+    """The answer at another level, its rationale saying the level it now gives."""
+    said = f"scores {answer.score} of"
+    rationale = answer.rationale.replace(said, f"scores {level} of", 1)
+    return replace(answer, score=level, rationale=rationale)
 
 
 def make_scorer(rubric: Rubric) -> BiasedScorer:

@@ -1,8 +1,8 @@
 """A "prompt change" to the reference scorer: it no longer credits leadership at the top level.
 
 Run it against an accepted baseline of the keyword scorer to see what a small change to a scorer
-does to the suite: the moved items fail with before/after, the moved-share gate fails, and cases
-near the advance threshold cross::
+does to the suite: the moved items fail with before/after, the leadership agreement-drop gate
+fails, and cases near the advance threshold cross::
 
     pytest --screeneval -o screeneval_scorer=examples.tweaked_scorer:make_scorer
 """
@@ -34,15 +34,22 @@ class TweakedScorer:
     def score(self, text: str, rubric: Rubric) -> Sequence[CriterionScore]:
         top = rubric.scale.max
         return [
-            replace(s, score=s.score - 1)
+            rescored(s, s.score - 1)
             if s.criterion == TWEAKED_CRITERION and s.score >= top - 1
             else s
             for s in self.reference.score(text, rubric)
         ]
 
 
+def rescored(answer: CriterionScore, level: int) -> CriterionScore:
+    """The answer at another level, its rationale saying the level it now gives."""
+    said = f"scores {answer.score} of"
+    rationale = answer.rationale.replace(said, f"scores {level} of", 1)
+    return replace(answer, score=level, rationale=rationale)
+
+
 def make_scorer(rubric: Rubric) -> TweakedScorer:
     return TweakedScorer(rubric)
 
 
-__all__ = ["TweakedScorer", "make_scorer"]
+__all__ = ["TweakedScorer", "make_scorer", "rescored"]

@@ -8,8 +8,11 @@ exist.
 
 from __future__ import annotations
 
+import importlib.util
 import re
+from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -24,7 +27,9 @@ OUTSIDE_REFERENCES = {
     "an issue number": re.compile("issues?" + r"\s+#?\d", re.IGNORECASE),
     "a bare section number": re.compile(r"\(" + "§" + r"\d+[a-z]?[),]"),
 }
-POINTER = re.compile(r'docs/design\.md, "([^"]+)"')
+# a pointer to a heading, written as a path under docs/ or as a Markdown link, then the heading
+POINTER = re.compile(r'(?:\[[^\]]*\]\(([\w./-]+\.md)\)|(docs/[\w-]+\.md)), "([^"]+)"')
+LINK = re.compile(r"\]\(([^)\s]+)\)")
 
 
 def _scanned_files() -> list[Path]:
@@ -43,9 +48,9 @@ def _scanned_files() -> list[Path]:
     return files
 
 
-def _design_headings() -> set[str]:
-    text = (REPO / "docs" / "design.md").read_text(encoding="utf-8")
-    return {line.lstrip("#").strip() for line in text.splitlines() if line.startswith("## ")}
+def _headings(doc: Path) -> set[str]:
+    text = doc.read_text(encoding="utf-8")
+    return {line.lstrip("#").strip() for line in text.splitlines() if line.startswith("#")}
 
 
 def test_the_scan_sees_the_code() -> None:
@@ -81,13 +86,80 @@ def test_the_patterns_catch_what_they_are_for() -> None:
     assert not any(p.search(text) for p in OUTSIDE_REFERENCES.values() for text in plain)
 
 
-def test_every_pointer_into_the_design_names_one_of_its_headings() -> None:
-    headings = _design_headings()
-    pointers = [
-        (path.relative_to(REPO).as_posix(), match.group(1))
-        for path in _scanned_files()
-        for match in POINTER.finditer(path.read_text(encoding="utf-8"))
+def _pointers(path: Path) -> Iterator[tuple[Path, str]]:
+    """(document, heading) of each pointer in ``path``, the document resolved."""
+    for match in POINTER.finditer(path.read_text(encoding="utf-8")):
+        linked, plain, heading = match.groups()
+        yield (
+            (path.parent / linked if linked else REPO / plain).resolve(),
+            " ".join(heading.split()),
+        )
+
+
+def test_every_pointer_names_a_heading_of_its_document() -> None:
+    pointers = [(path, *pointer) for path in _scanned_files() for pointer in _pointers(path)]
+    assert any(doc.name == "design.md" for _, doc, _ in pointers), "the pattern finds no pointer"
+    broken = [
+        f"{path.relative_to(REPO)}: {doc.name}, {heading!r}"
+        for path, doc, heading in pointers
+        if not doc.is_file() or heading not in _headings(doc)
     ]
-    assert pointers, "no pointer found: the pattern no longer matches how the code points"
-    broken = [f"{where}: {heading!r}" for where, heading in pointers if heading not in headings]
-    assert not broken, f"pointers to headings docs/design.md does not have: {broken}"
+    assert not broken, f"pointers to a heading their document does not have: {broken}"
+
+
+def test_every_relative_link_of_the_documentation_leads_to_a_file() -> None:
+    pages = [REPO / "README.md", REPO / "ARCHITECTURE.md", *sorted((REPO / "docs").glob("*.md"))]
+    broken = [
+        f"{page.relative_to(REPO)}: {target}"
+        for page in pages
+        for target in LINK.findall(page.read_text(encoding="utf-8"))
+        if "://" not in target and not (page.parent / target.split("#")[0]).exists()
+    ]
+    assert not broken, f"links to files that do not exist: {broken}"
+
+
+# --------------------------------------------------------------------------------------------
+# docs/options.md is generated from the option table
+# --------------------------------------------------------------------------------------------
+
+
+def _options_script() -> ModuleType:
+    path = REPO / "scripts" / "generate_options_doc.py"
+    spec = importlib.util.spec_from_file_location("generate_options_doc", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_options_page_is_what_the_table_generates() -> None:
+    script = _options_script()
+    written = (REPO / "docs" / "options.md").read_text(encoding="utf-8")
+    assert written == script.render(), (
+        "docs/options.md is stale: run python scripts/generate_options_doc.py"
+    )
+
+
+def test_the_options_page_names_every_setting_and_flag_registered(
+    pytester: pytest.Pytester,
+) -> None:
+    # what pytest --help lists in the plugin's group and its ini section, read as a user sees it
+    help_text = pytester.runpytest_subprocess("--help").stdout.str()
+    registered = set(re.findall(r"(--screeneval[\w-]*|screeneval_\w+)", help_text))
+    assert "--screeneval-accept" in registered and "screeneval_max_gap" in registered
+    page = (REPO / "docs" / "options.md").read_text(encoding="utf-8")
+    listed = set(re.findall(r"`(--screeneval[\w-]*|screeneval_\w+)`", page))
+    assert registered <= listed, f"registered but not on the page: {sorted(registered - listed)}"
+
+
+def test_the_check_mode_fails_on_a_stale_page(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = _options_script()
+    stale = tmp_path / "options.md"
+    stale.write_text(script.render().replace("screeneval_max_gap", "screeneval_old_name"))
+    monkeypatch.setattr(script, "DOC", stale)
+    assert script.main(["--check"]) == 1
+    assert "stale" in capsys.readouterr().out
+    assert script.main([]) == 0
+    assert script.main(["--check"]) == 0

@@ -1,9 +1,9 @@
 """``screeneval verify | anchor | db upgrade``: the store's audit chain, its head, its schema.
 
-``verify`` recomputes the chain from the rows (see README, "What the audit record proves");
-``--expect-head`` also checks it against a head kept outside the database, which is what exposes
-a truncated, wiped or consistently re-forged chain. ``anchor`` writes that head as a small JSON
-document, HMAC-signed when ``SCREENEVAL_CHAIN_KEY`` is set.
+``verify`` recomputes the chain from the rows (see docs/guarantees.md, "What the audit record
+proves"); ``--expect-head`` also checks it against a head kept outside the database, which is
+what exposes a truncated, wiped or consistently re-forged chain. ``anchor`` writes that head as a
+small JSON document, HMAC-signed when ``SCREENEVAL_CHAIN_KEY`` is set.
 """
 
 from __future__ import annotations
