@@ -8,7 +8,12 @@ confusion, one swap of two sections, one formatting aspect.
 
 What each kind may change (and the tests check): ``reformat`` and ``reorder-sections`` keep the
 multiset of words (reformat may change a heading's letter case); ``ocr-noise`` changes only
-characters a scanner confuses (l/1/I, O/0, S/5, rn/m).
+characters a scanner confuses (l/1/I, O/0, S/5, rn/m), ligature glyphs, and the spacing
+between words (never a word's letters).
+
+Search coverage: each strategy has kinds of edit (``edit_kinds``), and the first examples of a
+search are one per kind (``stratified``), so a scorer sensitive to one kind meets it within
+the first few examples instead of in a fraction of random draws.
 
 Pure module: Hypothesis strategies, no pytest.
 """
@@ -30,6 +35,7 @@ from pytest_screeneval.errors import ScreenevalError
 __all__ = [
     "KNOWN_HEADINGS",
     "OCR_CONFUSIONS",
+    "OCR_EDIT_KINDS",
     "PERTURBATION_KINDS",
     "OcrEdit",
     "OcrNoise",
@@ -37,27 +43,42 @@ __all__ = [
     "PerturbationError",
     "Reformat",
     "ReorderSections",
+    "coverage",
     "describe",
+    "edit_kinds",
     "find_sections",
     "perturbations",
+    "stratified",
 ]
 
 PERTURBATION_KINDS = ("reformat", "ocr-noise", "reorder-sections")
 
-# What a scanner reads for what is printed. Multi-character sources come first so "rn" is seen
-# as one site, not as an "r" and an "n".
-OCR_CONFUSIONS: tuple[tuple[str, str], ...] = (
-    ("rn", "m"),
-    ("m", "rn"),
-    ("l", "1"),
-    ("1", "l"),
-    ("l", "I"),
-    ("I", "l"),
-    ("O", "0"),
-    ("0", "O"),
-    ("S", "5"),
-    ("5", "S"),
+# What a scanner or a PDF text layer writes for what is printed, by the kind of edit. Each kind
+# is drawn on its own first (``stratified``), so a scorer sensitive to one kind meets it within
+# the first examples. Longer sources come first at a position so "ffi" is one site, not two.
+OCR_EDIT_KINDS = ("digit-letter", "letter-shape", "ligature", "spacing")
+OCR_CONFUSIONS: tuple[tuple[str, str, str], ...] = (
+    ("letter-shape", "rn", "m"),
+    ("letter-shape", "m", "rn"),
+    ("digit-letter", "l", "1"),
+    ("digit-letter", "1", "l"),
+    ("letter-shape", "l", "I"),
+    ("letter-shape", "I", "l"),
+    ("digit-letter", "O", "0"),
+    ("digit-letter", "0", "O"),
+    ("digit-letter", "S", "5"),
+    ("digit-letter", "5", "S"),
+    # a PDF text layer keeps the typeface's ligature glyphs (NFKC reads them as the letters)
+    ("ligature", "ffi", "\ufb03"),
+    ("ligature", "ffl", "\ufb04"),
+    ("ligature", "ff", "\ufb00"),
+    ("ligature", "fi", "\ufb01"),
+    ("ligature", "fl", "\ufb02"),
+    # spacing a scanner gets wrong without changing a word: a doubled space, a lost one after
+    # a comma
+    ("spacing", ", ", ","),
 )
+_SPACING = "spacing"
 
 KNOWN_HEADINGS = frozenset(
     {
@@ -208,6 +229,15 @@ class OcrEdit:
     position: int
     original: str
     replacement: str
+
+    @property
+    def kind(self) -> str:
+        """The kind of edit (one of ``OCR_EDIT_KINDS``)."""
+        return _OCR_KIND[(self.original, self.replacement)]
+
+
+_OCR_KIND = {(original, replacement): kind for kind, original, replacement in OCR_CONFUSIONS}
+_OCR_KIND[(" ", "  ")] = _SPACING
 
 
 @dataclass(frozen=True)
@@ -391,9 +421,7 @@ def perturbations(
     character error rate); at least one edit is always drawn.
     """
     if kind == "ocr-noise":
-        if not 0 < ocr_rate <= 1:
-            raise PerturbationError(f"ocr_rate must be above 0 and at most 1, got {ocr_rate:g}.")
-        return _ocr_noise(text, ocr_rate)
+        return _ocr_noise(text, _checked_rate(ocr_rate))
     if kind == "reformat":
         return _reformats(text)
     if kind == "reorder-sections":
@@ -403,33 +431,60 @@ def perturbations(
     )
 
 
+def _checked_rate(rate: float) -> float:
+    if not 0 < rate <= 1:
+        raise PerturbationError(f"ocr_rate must be above 0 and at most 1, got {rate:g}.")
+    return rate
+
+
 def _ocr_sites(text: str) -> list[OcrEdit]:
     sites: list[OcrEdit] = []
     position = 0
     while position < len(text):
-        matched = False
-        for original, replacement in OCR_CONFUSIONS:
+        covered = 1
+        for _kind, original, replacement in OCR_CONFUSIONS:
             if text.startswith(original, position):
                 sites.append(OcrEdit(position, original, replacement))
-                matched = matched or len(original) > 1
-        # A two-character site ("rn") covers both characters; no other site may overlap it.
-        position += 2 if matched else 1
+                covered = max(covered, len(original))
+        if covered == 1 and _is_word_space(text, position):
+            sites.append(OcrEdit(position, " ", "  "))
+        # A longer site ("rn", "ffi", ", ") covers its characters; no other site may overlap it.
+        position += covered
     return sites
+
+
+def _is_word_space(text: str, position: int) -> bool:
+    """One space between two words: doubling it changes the spacing, never a word."""
+    return (
+        text[position] == " "
+        and 0 < position < len(text) - 1
+        and text[position - 1].isalnum()
+        and text[position + 1].isalnum()
+    )
 
 
 def _ocr_noise(text: str, rate: float) -> st.SearchStrategy[Perturbation]:
     sites = _ocr_sites(text)
     if not sites:
         return st.just(OcrNoise())
-    positions = len({site.position for site in sites})
-    most = max(1, min(positions, math.ceil(rate * len(text))))
+    most = _ocr_most_edits(text, sites, rate)
 
     def noise(edits: list[OcrEdit]) -> Perturbation:
-        first_per_position = {e.position: e for e in reversed(edits)}
-        return OcrNoise(tuple(sorted(first_per_position.values(), key=lambda e: e.position)))
+        return _ocr_of(edits)
 
     # A plain list (deduplicated afterwards) shrinks by deleting elements, down to one edit.
     return st.lists(st.sampled_from(sites), min_size=1, max_size=most).map(noise)
+
+
+def _ocr_most_edits(text: str, sites: Sequence[OcrEdit], rate: float) -> int:
+    positions = len({site.position for site in sites})
+    return max(1, min(positions, math.ceil(rate * len(text))))
+
+
+def _ocr_of(edits: Sequence[OcrEdit]) -> OcrNoise:
+    """One edit per position (the first drawn), in text order."""
+    first_per_position = {e.position: e for e in reversed(edits)}
+    return OcrNoise(tuple(sorted(first_per_position.values(), key=lambda e: e.position)))
 
 
 _HEADING_CASES: tuple[HeadingCase, ...] = ("upper", "title")
@@ -487,3 +542,96 @@ def _reorders(text: str) -> st.SearchStrategy[Perturbation]:
         .map(compose)
         .filter(lambda p: not p.is_identity)
     )
+
+
+# --------------------------------------------------------------------------------------------
+# Stratified first examples: every kind of edit within the first few
+# --------------------------------------------------------------------------------------------
+
+_REFORMAT_ASPECTS: tuple[tuple[str, tuple[Reformat, ...]], ...] = (
+    # (kind of edit, its one-aspect reformats in the order they are tried)
+    ("indentation", tuple(Reformat(indent=n) for n in (4, 2, 0))),
+    ("bullets", tuple(Reformat(bullet=b) for b in BULLETS)),
+    ("spacing", tuple(Reformat(blank_lines=n) for n in (2, 0, 1))),
+    ("case", (Reformat(heading_case="upper"), Reformat(heading_case="title"))),
+)
+
+
+def stratified(kind: str, text: str, *, ocr_rate: float = 0.02) -> tuple[Perturbation, ...]:
+    """The first examples of a search of ``kind``: each kind of edit on its own, in turn.
+
+    ``ocr-noise``: one example per kind of edit (digit/letter, letter shapes, ligatures,
+    spacing), each applying that kind at sites spread over the text, up to the rate's bound.
+    ``reformat``: one aspect at a time (indentation, bullets, blank lines, heading case), going
+    round the aspects so each appears among the first four, then their other values.
+    ``reorder-sections``: each later section moved to the front, the first moved to the end,
+    then the reverse order. Every example changes the text; a text that admits no change of
+    ``kind`` has none.
+    """
+    return tuple(example for _, example in _strata(kind, text, ocr_rate))
+
+
+def edit_kinds(kind: str, text: str, *, ocr_rate: float = 0.02) -> tuple[str, ...]:
+    """The kinds of edit a search of ``kind`` can make on ``text``, in the order it tries them."""
+    return tuple(dict.fromkeys(name for name, _ in _strata(kind, text, ocr_rate)))
+
+
+def coverage(kind: str, text: str, examples: int, *, ocr_rate: float = 0.02) -> tuple[int, int]:
+    """(kinds of edit tried, kinds of edit there are) by a search of ``examples`` examples."""
+    strata = _strata(kind, text, ocr_rate)
+    tried = {name for name, _ in strata[: max(1, examples)]}
+    return len(tried), len({name for name, _ in strata})
+
+
+def _strata(kind: str, text: str, ocr_rate: float) -> list[tuple[str, Perturbation]]:
+    if kind == "ocr-noise":
+        return _ocr_strata(text, _checked_rate(ocr_rate))
+    if kind == "reformat":
+        return _reformat_strata(text)
+    if kind == "reorder-sections":
+        return _reorder_strata(text)
+    perturbations(kind, text)  # refuses the unknown kind with the usual sentence
+    return []
+
+
+def _ocr_strata(text: str, rate: float) -> list[tuple[str, Perturbation]]:
+    sites = _ocr_sites(text)
+    if not sites:
+        return []
+    most = _ocr_most_edits(text, sites, rate)
+    strata: list[tuple[str, Perturbation]] = []
+    for edit_kind in OCR_EDIT_KINDS:
+        of_kind = list({s.position: s for s in reversed(sites) if s.kind == edit_kind}.values())
+        of_kind.sort(key=lambda s: s.position)
+        if not of_kind:
+            continue
+        # spread over the text: a kind's sites at the top and at the bottom both get edited
+        step = len(of_kind) / min(most, len(of_kind))
+        chosen = [of_kind[int(i * step)] for i in range(min(most, len(of_kind)))]
+        strata.append((edit_kind, _ocr_of(chosen)))
+    return strata
+
+
+def _reformat_strata(text: str) -> list[tuple[str, Perturbation]]:
+    per_aspect = [
+        [(edit_kind, reformat) for reformat in reformats if reformat.apply(text) != text]
+        for edit_kind, reformats in _REFORMAT_ASPECTS
+    ]
+    # round the aspects: every aspect once, then each one's next value
+    rounds = itertools.zip_longest(*(aspect for aspect in per_aspect if aspect))
+    return [entry for round_ in rounds for entry in round_ if entry is not None]
+
+
+def _reorder_strata(text: str) -> list[tuple[str, Perturbation]]:
+    headings = find_sections(text)
+    count = len(headings)
+    if count < 2:
+        return []
+    strata: list[tuple[str, Perturbation]] = []
+    for moved in range(1, count):
+        order = (moved, *(i for i in range(count) if i != moved))
+        strata.append((f"{headings[moved]} first", ReorderSections(order)))
+    if count > 2:
+        strata.append((f"{headings[0]} last", ReorderSections((*range(1, count), 0))))
+        strata.append(("reversed", ReorderSections(tuple(reversed(range(count))))))
+    return strata

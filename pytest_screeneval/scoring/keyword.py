@@ -3,8 +3,9 @@
 For each criterion it scores the highest level of the rubric whose keywords appear in the text
 (the scale's minimum when none do), and writes a one-sentence rationale that names the criterion
 and quotes what it matched. Matching is on whole words, case-insensitive, and folds the usual OCR
-confusions (``1``/``l``, ``0``/``o``, ``rn``/``m``, ``|``/``l``, ``I``/``l``, ``5``/``S``) on
-both sides, so text extracted from a scanned or two-column PDF is read the way a person would.
+confusions (``1``/``l``, ``0``/``o``, ``rn``/``m``, ``|``/``l``, ``I``/``l``, ``5``/``S``) and
+ligature glyphs (NFKC: "ﬁ" is "fi") on both sides, so text extracted from a scanned or
+two-column PDF is read the way a person would.
 
 It is a reference, not a model of judgement: it cannot tell an expired certification from a
 current one, and the bundled golden set marks those items xfail with that reason.
@@ -13,6 +14,7 @@ current one, and the bundled golden set marks those items xfail with that reason
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -28,8 +30,9 @@ _NON_WORD = re.compile(r"[^a-z0-9+#./]+")
 
 
 def fold_ocr(text: str) -> str:
-    """Lower-case, fold OCR look-alikes and collapse everything but word characters to spaces."""
-    folded = text.lower()
+    """Lower-case, fold ligatures and OCR look-alikes, and collapse everything but word
+    characters to spaces."""
+    folded = unicodedata.normalize("NFKC", text).lower()
     for seen, meant in _OCR_FOLDS:
         folded = folded.replace(seen, meant)
     return " " + _NON_WORD.sub(" ", folded).strip() + " "
