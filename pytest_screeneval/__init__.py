@@ -3,7 +3,19 @@
 from __future__ import annotations
 
 from pytest_screeneval.errors import GoldenSetError, ScreenevalError, StoreError
-from pytest_screeneval.golden.model import Case, Criterion, Expectation, GoldenSet, Rubric, Scale
+from pytest_screeneval.evidence.gate_status import GateStatus
+from pytest_screeneval.evidence.gates import GateResult
+from pytest_screeneval.golden.model import (
+    ORIGINAL,
+    Case,
+    Criterion,
+    Expectation,
+    GoldenSet,
+    ItemKind,
+    Rubric,
+    Scale,
+    VariantKey,
+)
 from pytest_screeneval.probes.counterfactual import CounterfactualError, with_attribute
 from pytest_screeneval.scoring.protocol import (
     CriterionScore,
@@ -11,26 +23,34 @@ from pytest_screeneval.scoring.protocol import (
     Scorer,
     ScorerError,
     ScorerIdentity,
+    ScorerUnavailable,
 )
-
-__version__ = "0.1.0"
+from pytest_screeneval.session.summary import RunSummary
+from pytest_screeneval.version import __version__
 
 __all__ = [
+    "ORIGINAL",
     "Case",
     "CounterfactualError",
     "Criterion",
     "CriterionScore",
     "Expectation",
+    "GateResult",
+    "GateStatus",
     "GoldenSet",
     "GoldenSetError",
+    "ItemKind",
     "Rubric",
+    "RunSummary",
     "Scale",
     "ScoreOutcome",
     "Scorer",
     "ScorerError",
     "ScorerIdentity",
+    "ScorerUnavailable",
     "ScreenevalError",
     "StoreError",
+    "VariantKey",
     "__version__",
     "with_attribute",
 ]

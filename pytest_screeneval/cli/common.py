@@ -16,8 +16,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DB_ENV",
-    "DECISION",
-    "ORIGINAL",
     "Command",
     "open_store",
     "out",
@@ -26,9 +24,6 @@ __all__ = [
     "table",
     "when",
 ]
-
-DECISION = "decision"
-ORIGINAL = ""  # the variant key of a case's own text
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,9 @@ import argparse
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from pytest_screeneval.cli.common import DECISION, ORIGINAL, open_store, out, run_argument
+from pytest_screeneval.cli.common import open_store, out, run_argument
 from pytest_screeneval.errors import ScreenevalError
+from pytest_screeneval.golden.model import DECISION, ORIGINAL
 from pytest_screeneval.settings.validators import non_empty
 
 if TYPE_CHECKING:

@@ -6,7 +6,8 @@ import argparse
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from pytest_screeneval.cli.common import ORIGINAL, open_store, out, run_argument, table, when
+from pytest_screeneval.cli.common import open_store, out, run_argument, table, when
+from pytest_screeneval.golden.model import ORIGINAL
 from pytest_screeneval.report.run_verdict import (
     acceptance_phrase,
     gate_status_cell,

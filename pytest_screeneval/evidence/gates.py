@@ -11,11 +11,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from pytest_screeneval.evidence.gate_status import GateStatus
 from pytest_screeneval.evidence.metrics import CriterionAgreement, SelfConsistency, SliceAgreement
 
 __all__ = ["GateInputs", "GateLimits", "GateResult", "evaluate_gates"]
 
-PASS, FAIL, NOT_APPLICABLE = "PASS", "FAIL", "N/A"
+PASS, FAIL, NOT_APPLICABLE = GateStatus.PASS, GateStatus.FAIL, GateStatus.NOT_APPLICABLE
 
 
 @dataclass(frozen=True)
@@ -24,7 +25,7 @@ class GateResult:
     value: float | None
     limit: str  # e.g. "<= 5", ">= 80"
     n: int
-    status: str
+    status: GateStatus
     detail: str = ""
 
     @property

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from pytest_screeneval.evidence.gate_status import GateStatus
 from pytest_screeneval.evidence.gates import GateResult
 from pytest_screeneval.evidence.noise import NoiseEstimate
 from pytest_screeneval.evidence.paired import (
@@ -40,7 +41,7 @@ def _noise(noise: NoiseEstimate) -> tuple[float, float | None]:
 
 
 def _gate(
-    name: str, value: float, limit: float, n: int, call_status: str, detail: str, decide: str
+    name: str, value: float, limit: float, n: int, call_status: GateStatus, detail: str, decide: str
 ) -> GateResult:
     if decide:
         detail = f"{detail}; to decide: {decide}"

@@ -25,6 +25,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from statistics import fmean
 
+from pytest_screeneval.evidence.gate_status import GateStatus
 from pytest_screeneval.evidence.intervals import Interval, difference_interval, two_sided_quantile
 
 __all__ = [
@@ -38,7 +39,7 @@ __all__ = [
     "worst_case_interval",
 ]
 
-PASS, FAIL, INCONCLUSIVE = "PASS", "FAIL", "INCONCLUSIVE"
+PASS, FAIL, INCONCLUSIVE = GateStatus.PASS, GateStatus.FAIL, GateStatus.INCONCLUSIVE
 _EPS = 1e-9
 
 
@@ -158,7 +159,7 @@ def worst_case_interval(
 
 @dataclass(frozen=True)
 class GateCall:
-    status: str
+    status: GateStatus
     detail: str
     to_decide: str = ""  # for INCONCLUSIVE: what would decide it
 

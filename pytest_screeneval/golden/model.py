@@ -10,18 +10,22 @@ import json
 import statistics
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from enum import StrEnum
+from typing import Any, Final, TypeAlias
 
 __all__ = [
+    "ORIGINAL",
     "AttributeValue",
     "Case",
     "Criterion",
     "Expectation",
     "GapPlacement",
     "GoldenSet",
+    "ItemKind",
     "Rubric",
     "Scale",
     "VariantAttribute",
+    "VariantKey",
     "VariantValue",
     "Variants",
     "canonical_json",
@@ -32,6 +36,21 @@ RUBRIC_FILE = "rubric.yaml"
 VARIANTS_FILE = "variants.yaml"
 ALL_CRITERIA = "all"
 DECISION = "decision"
+
+VariantKey: TypeAlias = str
+"""Which text of a case an answer is for: ``ORIGINAL`` (its own text), ``attribute=value`` (a
+counterfactual variant) or ``perturb:kind:sha12`` (a perturbation example)."""
+
+ORIGINAL: Final[VariantKey] = ""
+
+
+class ItemKind(StrEnum):
+    """What one generated item of a case judges; the value is the text stored and shown."""
+
+    CRITERION = "criterion"
+    DECISION = "decision"
+    COUNTERFACTUAL = "counterfactual"
+    PERTURBATION = "perturbation"
 
 
 def sha256_text(text: str) -> str:

@@ -22,11 +22,11 @@ from pytest_screeneval.plugin.nodes import CaseFile, ScreenevalItem, StoreCases
 from pytest_screeneval.plugin.progress import Progress
 from pytest_screeneval.plugin.stash import SESSION_KEY, session_of
 from pytest_screeneval.plugin.xdist import (
-    RUN_ID_KEY,
-    WORKER_OUTPUT_KEY,
     ControllerPlugin,
+    assigned_run,
     is_controller,
     is_worker,
+    send_to_controller,
     upcoming_cases,
 )
 from pytest_screeneval.session.acceptance import verdict_document
@@ -326,11 +326,10 @@ def pytest_runtestloop(session: pytest.Session) -> Iterator[None]:
         return (yield)
     if is_worker(session.config):
         # the controller opened the run; this worker scores each case when it gets it
-        run_id = session.config.workerinput[RUN_ID_KEY]  # type: ignore[attr-defined]
+        run_id, workers = assigned_run(session.config)
         screeneval.attach_run(run_id, [item.need for item in items])
         screeneval.upcoming = upcoming_cases(session)
-        workers = int(session.config.workerinput.get("workercount", 1))  # type: ignore[attr-defined]
-        screeneval.confirmer.share = 1.0 / max(1, workers)  # probe and budget: its share
+        screeneval.confirmer.share = 1.0 / workers  # probe and budget: its share
         session.config.add_cleanup(gc_policy.widen_young_passes())
         return (yield)
     progress = Progress(session.config.pluginmanager.get_plugin("terminalreporter"), screeneval)
@@ -410,8 +409,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if progress is not None:
         progress.done(screeneval)
     if is_worker(session.config):
-        output = screeneval.worker_output()
-        session.config.workeroutput[WORKER_OUTPUT_KEY] = output  # type: ignore[attr-defined]
+        send_to_controller(session.config, screeneval.worker_output())
         return
     if is_controller(session.config):
         screeneval.load_results_from_store()

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_screeneval.errors import ScreenevalError, StoreError
+from pytest_screeneval.golden.model import DECISION, ItemKind
 from pytest_screeneval.plugin.completeness import WRITE_ERROR_PROPERTY
 from pytest_screeneval.plugin.stash import session_of
 
@@ -86,10 +87,10 @@ class CaseNode(ScreenevalCollector):
         case = self.case
         for criterion in screeneval.rubric.criterion_names:
             yield ScreenevalItem.from_parent(
-                self, name=criterion, case=case, kind="criterion", target=criterion
+                self, name=criterion, case=case, kind=ItemKind.CRITERION, target=criterion
             )
         yield ScreenevalItem.from_parent(
-            self, name="decision", case=case, kind="decision", target="decision"
+            self, name=DECISION, case=case, kind=ItemKind.DECISION, target=DECISION
         )
         for attribute in screeneval.variants.attributes:
             if attribute in case.attributes:
@@ -97,13 +98,17 @@ class CaseNode(ScreenevalCollector):
                     self,
                     name=f"counterfactual[{attribute}]",
                     case=case,
-                    kind="counterfactual",
+                    kind=ItemKind.COUNTERFACTUAL,
                     target=attribute,
                 )
         if screeneval.settings.perturbation_examples > 0:
             for kind in PERTURBATION_KINDS:
                 yield ScreenevalItem.from_parent(
-                    self, name=f"perturbation[{kind}]", case=case, kind="perturbation", target=kind
+                    self,
+                    name=f"perturbation[{kind}]",
+                    case=case,
+                    kind=ItemKind.PERTURBATION,
+                    target=kind,
                 )
 
 
@@ -117,7 +122,7 @@ class ScorerFault(Exception):
 
 
 class ScreenevalItem(pytest.Item):
-    def __init__(self, *, case: Case, kind: str, target: str, **kwargs: Any) -> None:
+    def __init__(self, *, case: Case, kind: ItemKind, target: str, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.case = case
         self.kind = kind
@@ -127,13 +132,13 @@ class ScreenevalItem(pytest.Item):
         # `-k "communication and not contested"`, `-k counterfactual`
         self.extra_keyword_matches.update(case.all_slices)
         self.extra_keyword_matches.add(kind)
-        if kind == "criterion" and case.is_contested(target):
+        if kind == ItemKind.CRITERION and case.is_contested(target):
             self.extra_keyword_matches.add("contested")
         reason = None
-        if kind == "criterion":
+        if kind == ItemKind.CRITERION:
             reason = case.xfail_reason(target)
-        elif kind == "decision":
-            reason = case.xfail.get("decision")
+        elif kind == ItemKind.DECISION:
+            reason = case.xfail.get(DECISION)
         if reason:
             # a known drift is expected; a scorer error or outage on the item is not
             self.add_marker(
@@ -164,11 +169,11 @@ class ScreenevalItem(pytest.Item):
             raise
         screeneval.ran_needs.append(self.need)
         verdict: Verdict
-        if self.kind == "criterion":
+        if self.kind == ItemKind.CRITERION:
             verdict = screeneval.criterion_verdict(self.case.id, self.target)
-        elif self.kind == "decision":
+        elif self.kind == ItemKind.DECISION:
             verdict = screeneval.decision_verdict(self.case.id)
-        elif self.kind == "counterfactual":
+        elif self.kind == ItemKind.COUNTERFACTUAL:
             verdict = screeneval.counterfactual_verdict(self.case.id, self.target)
         else:
             verdict = screeneval.perturbation_verdict(self.case.id, self.target)

@@ -14,16 +14,21 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_screeneval.errors import ScreenevalError
+
 if TYPE_CHECKING:
     from pytest_screeneval.plugin.completeness import Completeness
     from pytest_screeneval.session.core import ScreenevalSession
+    from pytest_screeneval.session.worker_output import WorkerOutput
 
 __all__ = [
     "RUN_ID_KEY",
     "WORKER_OUTPUT_KEY",
     "ControllerPlugin",
+    "assigned_run",
     "is_controller",
     "is_worker",
+    "send_to_controller",
     "upcoming_cases",
 ]
 
@@ -33,6 +38,19 @@ WORKER_OUTPUT_KEY = "screeneval"
 
 def is_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
+
+
+def assigned_run(config: pytest.Config) -> tuple[int, int]:
+    """On a worker: the run id its controller opened, and how many workers share it."""
+    given: dict[str, object] = getattr(config, "workerinput", {})
+    run_id, workers = given.get(RUN_ID_KEY), given.get("workercount", 1)
+    assert isinstance(run_id, int) and isinstance(workers, int), "set by ControllerPlugin"
+    return run_id, max(1, workers)
+
+
+def send_to_controller(config: pytest.Config, output: WorkerOutput) -> None:
+    outbox: dict[str, object] = getattr(config, "workeroutput", {})
+    outbox[WORKER_OUTPUT_KEY] = output.to_wire()
 
 
 def is_controller(config: pytest.Config) -> bool:
@@ -83,8 +101,16 @@ class ControllerPlugin:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: object) -> None:
-        output = getattr(node, "workeroutput", {}).get(WORKER_OUTPUT_KEY)
-        if output:
-            self.screeneval.merge_worker_output(output)
-            if output.get("write_error"):
-                self.completeness.write_error(str(output["write_error"]))
+        wire = getattr(node, "workeroutput", {}).get(WORKER_OUTPUT_KEY)
+        if not wire:
+            return  # a worker stopped by Ctrl-C sends nothing back
+        from pytest_screeneval.session.worker_output import WorkerOutput
+
+        try:
+            output = WorkerOutput.from_wire(wire)
+        except ScreenevalError as exc:
+            self.completeness.write_error(str(exc))
+            return
+        self.screeneval.merge_worker_output(output)
+        if output.write_error:
+            self.completeness.write_error(output.write_error)

@@ -39,7 +39,7 @@ from pytest_screeneval.evidence.rates import (
     group_rates,
 )
 from pytest_screeneval.evidence.reliability import rater_agreement
-from pytest_screeneval.golden.model import Case, GoldenSet, Rubric, Variants
+from pytest_screeneval.golden.model import DECISION, ORIGINAL, Case, GoldenSet, Rubric, Variants
 from pytest_screeneval.probes.counterfactual import VariantScores, summarize_gaps, variant_key
 from pytest_screeneval.report.audit_noise import noise_document
 from pytest_screeneval.report.audit_sections import (
@@ -55,9 +55,7 @@ from pytest_screeneval.store.database import Acceptance, RunRecord, ScoreRow, St
 __all__ = ["FORMAT", "PERTURB_PREFIX", "build_audit", "write_audit_json"]
 
 FORMAT = "screeneval-audit/1"
-ORIGINAL = ""  # the variant key of a case's own text
 PERTURB_PREFIX = "perturb:"
-DECISION = "decision"
 WORST_CASES_SHOWN = 5
 
 Table = dict[tuple[str, str], int | None]

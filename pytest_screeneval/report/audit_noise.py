@@ -9,13 +9,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pytest_screeneval.evidence.noise import estimate_noise
-from pytest_screeneval.golden.model import Rubric
+from pytest_screeneval.golden.model import ORIGINAL, Rubric
 from pytest_screeneval.report.html.parts import facts, num, section, table
 from pytest_screeneval.store.database import ScoreRow
 
 __all__ = ["noise_document", "noise_html"]
-
-ORIGINAL = ""
 
 
 def noise_document(rows: Sequence[ScoreRow], rubric: Rubric, repeats: int = 1) -> dict[str, Any]:

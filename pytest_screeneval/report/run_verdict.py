@@ -12,6 +12,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from pytest_screeneval.evidence.gate_status import GateStatus
+
 if TYPE_CHECKING:
     from pytest_screeneval.store.values import RunRecord
 
@@ -25,8 +27,8 @@ __all__ = [
     "verdict_summary",
 ]
 
-FAIL = "FAIL"
-PASS = "PASS"
+FAIL = GateStatus.FAIL
+PASS = GateStatus.PASS
 
 
 def _gates(verdict: Mapping[str, Any] | None) -> list[Mapping[str, Any]]:
@@ -66,7 +68,7 @@ def gate_status_cell(verdict: Mapping[str, Any] | None) -> str:
     others = Counter(
         str(g.get("status")) for g in _gates(verdict) if g.get("status") not in (FAIL, PASS)
     )
-    others.pop("N/A", None)  # a gate with nothing to judge is not a finding
+    others.pop(GateStatus.NOT_APPLICABLE, None)  # a gate with nothing to judge is not a finding
     if others:
         status, count = sorted(others.items())[0]
         return f"{status} {count}"

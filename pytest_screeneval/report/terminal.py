@@ -6,6 +6,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from pytest_screeneval.evidence.gate_status import GateStatus
+
 if TYPE_CHECKING:
     from pytest_screeneval.evidence.gates import GateResult
     from pytest_screeneval.evidence.metrics import CriterionAgreement, Movement, SliceAgreement
@@ -152,7 +154,11 @@ def gate_lines(gates: Sequence[GateResult]) -> list[str]:
     )
     failed = [g.name for g in gates if g.failed]
     # N/A (nothing to judge) is not a finding; INCONCLUSIVE and any other status are counted
-    others = Counter(g.status for g in gates if not g.failed and g.status not in ("PASS", "N/A"))
+    others = Counter(
+        g.status
+        for g in gates
+        if not g.failed and g.status not in (GateStatus.PASS, GateStatus.NOT_APPLICABLE)
+    )
     tally = f"gates: {len(failed)} failed" + (f" ({', '.join(failed)})" if failed else "")
     for status, count in sorted(others.items()):
         tally += f", {count} {status}"

@@ -14,8 +14,11 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from pytest_screeneval.errors import ScreenevalError
+from pytest_screeneval.evidence.gate_status import GateStatus
 
 if TYPE_CHECKING:
+    from pytest_screeneval.evidence.gates import GateResult
+    from pytest_screeneval.evidence.metrics import Crossing
     from pytest_screeneval.store.database import Acceptance, RunRecord, Store
 
 AcceptCheck = Callable[["Store", "RunRecord"], Sequence[str]]
@@ -24,15 +27,14 @@ __all__ = ["AcceptCheck", "accept_run", "acceptance_blockers", "verdict_document
 
 
 def verdict_document(
-    gates: Sequence[object], crossings: Sequence[object], missing: str | None = None
+    gates: Sequence[GateResult], crossings: Sequence[Crossing], missing: str | None = None
 ) -> dict[str, object]:
     """The verdict a run records at its finish: every gate and every crossing, and for a
     partial run what is missing."""
     document: dict[str, object] = {
-        "gates": [gate.as_dict() for gate in gates],  # type: ignore[attr-defined]
+        "gates": [gate.as_dict() for gate in gates],
         "crossings": [
-            {"case_id": c.case_id, "before": c.before, "after": c.after}  # type: ignore[attr-defined]
-            for c in crossings
+            {"case_id": c.case_id, "before": c.before, "after": c.after} for c in crossings
         ],
     }
     if missing:
@@ -53,7 +55,9 @@ def acceptance_blockers(store: Store, run: RunRecord) -> list[str]:
     if run.verdict is None:
         return [*blockers, f"run {run.run_id} recorded no gate verdict"]
     blockers += [
-        f"failed gate {gate['name']}" for gate in run.verdict["gates"] if gate["status"] == "FAIL"
+        f"failed gate {gate['name']}"
+        for gate in run.verdict["gates"]
+        if gate["status"] == GateStatus.FAIL
     ]
     if run.baseline_run_id is not None:
         for crossing in run.verdict["crossings"]:

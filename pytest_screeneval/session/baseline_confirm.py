@@ -23,6 +23,7 @@ from pytest_screeneval.evidence.movement import (
     level_sd,
 )
 from pytest_screeneval.evidence.noise import NoiseEstimate
+from pytest_screeneval.golden.model import DECISION, ORIGINAL
 from pytest_screeneval.session.confirmation import CONFIRM_REPEATS, Outcome, Side
 
 if TYPE_CHECKING:
@@ -32,10 +33,6 @@ if TYPE_CHECKING:
     from pytest_screeneval.session.run import Baseline
 
 __all__ = ["BaselineConfirmation"]
-
-DECISION = "decision"  # the key of a case's crossing among the movements' statuses
-
-ORIGINAL = ""
 
 
 class BaselineConfirmation:
@@ -77,7 +74,6 @@ class BaselineConfirmation:
         if not wanted:
             return calls, False
         if self.confirmer.extra_calls + wanted > self.confirmer.budget:
-            self.confirmer.spent_items += 1
             return calls, True
         side = Side("original", ORIGINAL, case.input_text)
         made = self.confirmer.rescore([(case.id, side)] * wanted)
@@ -188,9 +184,9 @@ class BaselineConfirmation:
             counts[status] += 1
         return counts
 
-    def output(self) -> list[list[str]]:
-        return [[case, criterion, status] for (case, criterion), status in self.movements.items()]
+    def output(self) -> tuple[tuple[str, str, str], ...]:
+        return tuple((case, criterion, s) for (case, criterion), s in self.movements.items())
 
-    def merge(self, rows: Iterable[Iterable[str]]) -> None:
-        for case, criterion, status in (tuple(row) for row in rows):
+    def merge(self, rows: Iterable[tuple[str, str, str]]) -> None:
+        for case, criterion, status in rows:
             self.movements[(case, criterion)] = status

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from pytest_screeneval.evidence.confirm import Confirmation, confirm_spread
 from pytest_screeneval.evidence.noise import NoiseEstimate, estimate_noise
-from pytest_screeneval.golden.model import sha256_text
+from pytest_screeneval.golden.model import ORIGINAL, sha256_text
 from pytest_screeneval.scoring.results import JobResult, ScoringJob
 from pytest_screeneval.scoring.runner import run_jobs
 
@@ -36,7 +36,6 @@ __all__ = ["CONFIRM_REPEATS", "Confirmer", "Outcome", "Side"]
 CONFIRM_REPEATS = 3
 PROBE_MIN_TEXTS = 5
 PROBE_SHARE = 0.03  # of the planned calls: under 5% of the calls a run really makes
-ORIGINAL = ""
 
 
 @dataclass(frozen=True)
@@ -99,7 +98,6 @@ class Confirmer:
         self.extra_calls = 0
         self.probe_calls = 0
         self.probed = False
-        self.spent_items = 0
         self._noise: tuple[tuple[int, int], NoiseEstimate] | None = None
 
     def plan(self, calls: int) -> None:
@@ -273,7 +271,6 @@ class Confirmer:
                 have = len(self.observations(case.id, side.variant_key))
                 wanted.extend((case.id, side) for _ in range(max(0, CONFIRM_REPEATS + 1 - have)))
             if wanted and self.extra_calls + len(wanted) > self.budget:
-                self.spent_items += 1
                 seen = self._judge(case, sides, limit, noise, family)
                 line = (
                     f"{noun} {seen.first_seen:.1f} points, not confirmed: the confirmation budget "

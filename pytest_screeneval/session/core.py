@@ -24,9 +24,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pytest_screeneval.errors import ScreenevalError
+from pytest_screeneval.evidence.gate_status import GateStatus
 from pytest_screeneval.evidence.verdicts import with_served_model_fault
 from pytest_screeneval.golden.load import SizeLimits
-from pytest_screeneval.golden.model import Case, GoldenSet, Rubric, Variants
+from pytest_screeneval.golden.model import (
+    DECISION,
+    ORIGINAL,
+    Case,
+    GoldenSet,
+    ItemKind,
+    Rubric,
+    Variants,
+)
 from pytest_screeneval.scoring.protocol import Scorer, prepare_scorer
 from pytest_screeneval.scoring.results import JobResult, ScoringJob
 from pytest_screeneval.scoring.runner import Runner, load_scorer_factory
@@ -38,16 +47,17 @@ from pytest_screeneval.session.judge import Judge, protected_terms
 from pytest_screeneval.session.noise_summary import ItemOutcome, judge_against_noise
 from pytest_screeneval.session.plan import CostPlan, cost_plan
 from pytest_screeneval.session.run import Baseline, RunLog
-from pytest_screeneval.session.scores import ORIGINAL, ItemNeed, ScoreRequest, Scores
+from pytest_screeneval.session.scores import ItemNeed, ScoreRequest, Scores
 from pytest_screeneval.session.summary import RunSummary, summarize
+from pytest_screeneval.session.worker_output import WorkerOutput
 from pytest_screeneval.settings.options import Settings
 from pytest_screeneval.store.database import Store, default_url
 
 if TYPE_CHECKING:
-    from pytest_screeneval.evidence.verdicts import CriterionEvidence, Verdict
+    from pytest_screeneval.evidence.verdicts import Verdict
     from pytest_screeneval.session.drawing import ExampleDrawer
 
-__all__ = ["ORIGINAL", "ItemNeed", "RunSummary", "ScreenevalSession"]
+__all__ = ["ItemNeed", "RunSummary", "ScreenevalSession"]
 
 
 class ScreenevalSession:
@@ -209,25 +219,6 @@ class ScreenevalSession:
     def scored_inputs(self) -> int:
         return self.scores.calls
 
-    # what the confirmation part (session/confirmation.py) reads and adds to
-    @property
-    def results(self) -> dict[tuple[str, str, int], JobResult]:
-        return self.scores.results
-
-    @property
-    def scorer_calls(self) -> int:
-        return self.scores.calls
-
-    @scorer_calls.setter
-    def scorer_calls(self, calls: int) -> None:
-        self.scores.calls = calls
-
-    def overall_of(self, result: JobResult) -> float | None:
-        return self.scores.overall_of(result)
-
-    def _queue_rows(self, result: JobResult) -> None:
-        self.run.queue(result)
-
     # ---------------------------------------------------------------- the run
 
     def start(
@@ -258,7 +249,7 @@ class ScreenevalSession:
         example_slots = [
             self.cases[need.case_id].input_text
             for need in self.needs
-            if need.kind == "perturbation"
+            if need.kind == ItemKind.PERTURBATION
             for _ in range(examples)
         ]
         # the budget: twice the calls, unless set
@@ -288,7 +279,7 @@ class ScreenevalSession:
     def _check_rationales_ahead(self, needs: Sequence[ItemNeed]) -> None:
         """Check each answer's rationale as it is stored, ahead of its items, when there are
         many (``session.rationale_checks``)."""
-        self.judge.checks.expect(sum(1 for need in needs if need.kind == "criterion"))
+        self.judge.checks.expect(sum(1 for need in needs if need.kind == ItemKind.CRITERION))
         if not self.judge.checks.in_process:
             self.scores.on_answers = self._send_answers
 
@@ -313,7 +304,7 @@ class ScreenevalSession:
         are queued in item order as they come (``_take_drawn``)."""
         kinds_of: dict[str, list[str]] = {}
         for need in self.needs:
-            if need.kind == "perturbation":
+            if need.kind == ItemKind.PERTURBATION:
                 kinds_of.setdefault(need.case_id, []).append(need.target)
         if not kinds_of:
             return  # nothing to draw: Hypothesis (a second to import) is not needed
@@ -401,7 +392,9 @@ class ScreenevalSession:
 
     def _draw(self, case_id: str, needs: Sequence[ItemNeed]) -> None:
         """Queue the perturbation examples this case's items will judge, drawn as they will be."""
-        kinds = [n.target for n in needs if n.kind == "perturbation" and n.case_id == case_id]
+        kinds = [
+            n.target for n in needs if n.kind == ItemKind.PERTURBATION and n.case_id == case_id
+        ]
         if not kinds:
             return  # nothing to draw: Hypothesis (a second to import) is not needed
         from pytest_screeneval.probes.draw import draw_texts
@@ -410,14 +403,6 @@ class ScreenevalSession:
         examples = self.settings.perturbation_examples
         for kind in kinds:
             self._queue_drawn(case, kind, draw_texts(case.id, kind, case.input_text, examples))
-
-    def score_needs(
-        self, needs: Sequence[ItemNeed], progress: Callable[..., None] | None = None
-    ) -> None:
-        """Score every distinct input these items need, and wait for all of them."""
-        self.stream(needs, progress)
-        for case_id in dict.fromkeys(n.case_id for n in needs):
-            self.scores.settle(case_id)
 
     def score_texts(self, requests: Sequence[ScoreRequest | ScoringJob]) -> list[JobResult]:
         """Score several texts concurrently through the session's queue; results in order.
@@ -449,7 +434,7 @@ class ScreenevalSession:
     def _planned_calls(self, needs: Sequence[ItemNeed]) -> int:
         """Calls the selection plans before confirmation: its texts and perturbation examples."""
         examples = sum(
-            self.settings.perturbation_examples for n in needs if n.kind == "perturbation"
+            self.settings.perturbation_examples for n in needs if n.kind == ItemKind.PERTURBATION
         )
         return len(self.scores.jobs_for(needs)) + examples
 
@@ -490,29 +475,30 @@ class ScreenevalSession:
         self._take_drawn(through=case_id)
         self.scores.settle(case_id)
 
-    def worker_output(self) -> dict[str, object]:
+    def worker_output(self) -> WorkerOutput:
         write_error: str | None = None
         try:
             self.run.flush(force=True)
         except ScreenevalError as exc:  # the controller closes the run as partial, saying this
             write_error = f"the last score rows of a worker could not be stored ({exc})"
-        return {
-            "write_error": write_error,
-            "needs": [[n.case_id, n.kind, n.target] for n in self.ran_needs],
-            **self.fairness.output(),
-            "movements": self.baseline_confirmation.output(),
-            "scorer_calls": self.scores.calls,
-            "warnings": self.warnings,
-            "served_models": sorted(self.scores.served()),
-        }
+        return WorkerOutput(
+            write_error=write_error,
+            needs=tuple(self.ran_needs),
+            counterfactual=self.fairness.counterfactual_gaps,
+            perturbation=self.fairness.perturbation_shifts,
+            movements=self.baseline_confirmation.output(),
+            scorer_calls=self.scores.calls,
+            warnings=tuple(self.warnings),
+            served_models=tuple(sorted(self.scores.served())),
+        )
 
-    def merge_worker_output(self, output: Mapping[str, object]) -> None:
-        self.needs.extend(ItemNeed(*need) for need in output["needs"])  # type: ignore[attr-defined]
-        self.fairness.merge(output)
-        self.baseline_confirmation.merge(output.get("movements") or [])  # type: ignore[arg-type]
-        self.scores.calls += int(output["scorer_calls"])  # type: ignore[call-overload]
-        self.scores.served_models.update(output["served_models"])  # type: ignore[arg-type]
-        self.warnings.extend(w for w in output["warnings"] if w not in self.warnings)  # type: ignore[attr-defined]
+    def merge_worker_output(self, output: WorkerOutput) -> None:
+        self.needs.extend(output.needs)
+        self.fairness.merge(output.counterfactual, output.perturbation)
+        self.baseline_confirmation.merge(output.movements)
+        self.scores.calls += output.scorer_calls
+        self.scores.served_models.update(output.served_models)
+        self.warnings.extend(w for w in output.warnings if w not in self.warnings)
 
     def load_results_from_store(self) -> None:
         """The controller rebuilds the run's results from the rows the workers wrote.
@@ -526,15 +512,12 @@ class ScreenevalSession:
                 {case_id for case_id, variant, _ in self.scores.results if variant == ORIGINAL}
             )
             self.needs = [
-                ItemNeed(case_id, "criterion", criterion)
+                ItemNeed(case_id, ItemKind.CRITERION, criterion)
                 for case_id in scored
                 for criterion in self.rubric.criterion_names
-            ] + [ItemNeed(case_id, "decision", "decision") for case_id in scored]
+            ] + [ItemNeed(case_id, ItemKind.DECISION, DECISION) for case_id in scored]
 
     # ---------------------------------------------------------------- verdicts
-
-    def evidence(self, case: Case, criterion: str, repeat: int = 0) -> CriterionEvidence:
-        return self.judge.evidence(case, criterion, repeat)
 
     def criterion_verdict(self, case_id: str, criterion: str) -> Verdict:
         return self.judge.criterion_verdict(case_id, criterion)
@@ -559,7 +542,7 @@ class ScreenevalSession:
 
     # ---------------------------------------------------------------- finish
 
-    def summarize(self, selected_items: Mapping[str, int], status: str) -> RunSummary:
+    def summarize(self, selected_items: Mapping[ItemKind, int], status: str) -> RunSummary:
         """Compute every table and gate of the run."""
         assert self.run_id is not None and self.scorer is not None
         if status != "interrupted" and not self.confirmer.noise().measured:
@@ -597,7 +580,8 @@ class ScreenevalSession:
     def session_failed(self) -> bool:
         """A failed gate, or an acceptance that was asked for and refused."""
         failed_gates = self.summary is not None and any(
-            g.failed or (g.status == "INCONCLUSIVE" and self.settings.inconclusive == "fail")
+            g.failed
+            or (g.status == GateStatus.INCONCLUSIVE and self.settings.inconclusive == "fail")
             for g in self.summary.gates
         )
         return failed_gates or self.acceptance_error is not None

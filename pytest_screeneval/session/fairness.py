@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from pytest_screeneval.evidence.verdicts import Verdict
-from pytest_screeneval.golden.model import sha256_text
+from pytest_screeneval.golden.model import ORIGINAL, sha256_text
 from pytest_screeneval.probes.counterfactual import case_variants, variant_key
 from pytest_screeneval.session.confirmation import Confirmer, Outcome, Side
 
@@ -25,8 +25,6 @@ if TYPE_CHECKING:
     from pytest_screeneval.settings.options import Settings
 
 __all__ = ["Fairness"]
-
-ORIGINAL = ""
 
 
 class Fairness:
@@ -55,18 +53,16 @@ class Fairness:
     def overall_of(self, result: JobResult) -> float | None:
         return self.scores.overall_of(result)
 
-    def merge(self, output: Mapping[str, object]) -> None:
-        """Add what a worker measured (its ``worker_output``)."""
-        for attribute, by_case in dict(output["counterfactual"]).items():  # type: ignore[call-overload]
-            self.counterfactual_gaps[attribute].update(by_case)
-        for kind, by_case in dict(output["perturbation"]).items():  # type: ignore[call-overload]
-            self.perturbation_shifts[kind].update(by_case)
-
-    def output(self) -> dict[str, object]:
-        return {
-            "counterfactual": {a: dict(v) for a, v in self.counterfactual_gaps.items()},
-            "perturbation": {k: dict(v) for k, v in self.perturbation_shifts.items()},
-        }
+    def merge(
+        self,
+        counterfactual: Mapping[str, Mapping[str, Mapping[str, object]]],
+        perturbation: Mapping[str, Mapping[str, Mapping[str, object]]],
+    ) -> None:
+        """Add what a worker measured (its ``WorkerOutput``)."""
+        for attribute, by_case in counterfactual.items():
+            self.counterfactual_gaps[attribute].update((c, dict(r)) for c, r in by_case.items())
+        for kind, by_case in perturbation.items():
+            self.perturbation_shifts[kind].update((c, dict(r)) for c, r in by_case.items())
 
     def counterfactual_verdict(self, case_id: str, attribute: str) -> Verdict:
         """Score gap across the attribute's values; a gap above the limit fails only once it is
@@ -81,7 +77,8 @@ class Fairness:
             key = variant_key(attribute, value.value)
             shown = "none" if value.value is None else value.value
             result = self.scores.results.get((case_id, key, 0))
-            if result is None or self.overall_of(result) is None:
+            points = None if result is None else self.overall_of(result)
+            if result is None or points is None:
                 reason = (
                     "not scored"
                     if result is None
@@ -89,7 +86,7 @@ class Fairness:
                 )
                 problems.append(f"{shown}: {reason}")
                 continue
-            overall[shown] = self.overall_of(result)  # type: ignore[assignment]
+            overall[shown] = points
             sides[shown] = Side(shown, key, variant.input_text)
             for criterion, score in result.by_criterion.items():
                 per_criterion[criterion][shown] = score.score

@@ -23,8 +23,8 @@ from pytest_screeneval.evidence.verdicts import (
     criterion_verdict,
     decision_verdict,
 )
+from pytest_screeneval.golden.model import ORIGINAL
 from pytest_screeneval.session.rationale_checks import RationaleChecks
-from pytest_screeneval.session.scores import ORIGINAL
 
 if TYPE_CHECKING:
     from pytest_screeneval.golden.model import Case, Rubric
@@ -142,9 +142,10 @@ class Judge:
         missing = [n for n in names if result is None or n not in result.by_criterion]
         baseline_overall = None
         if self.baseline.record is not None:
-            before = {c: self.baseline.scores.get((case_id, c)) for c in names}
-            if all(v is not None for v in before.values()):
-                baseline_overall = self.rubric.overall(before)  # type: ignore[arg-type]
+            known = {c: self.baseline.scores.get((case_id, c)) for c in names}
+            before = {c: v for c, v in known.items() if v is not None}
+            if len(before) == len(known):
+                baseline_overall = self.rubric.overall(before)
         review = None
         confirmation = None
         if overall is not None and baseline_overall is not None:

@@ -22,6 +22,7 @@ from pytest_screeneval.evidence.baseline_gates import (
 from pytest_screeneval.evidence.gates import GateResult
 from pytest_screeneval.evidence.noise_gates import counterfactual_gate, perturbation_gate
 from pytest_screeneval.evidence.paired import INCONCLUSIVE
+from pytest_screeneval.golden.model import ORIGINAL
 
 if TYPE_CHECKING:
     from pytest_screeneval.session.baseline_confirm import BaselineConfirmation
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
 
 __all__ = ["ItemOutcome", "extra_calls", "judge_against_noise"]
 
-ORIGINAL = ""
 ItemOutcome = tuple[str, str, str]  # node id, outcome, one line
 
 

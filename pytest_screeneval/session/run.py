@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pytest_screeneval import __version__
 from pytest_screeneval.evidence.noise import NoiseEstimate, estimate_noise
 from pytest_screeneval.evidence.verdicts import BaselineInfo, ReviewInfo
+from pytest_screeneval.golden.model import ORIGINAL
+from pytest_screeneval.version import __version__
 
 if TYPE_CHECKING:
     from pytest_screeneval.golden.model import Rubric
@@ -27,7 +28,6 @@ if TYPE_CHECKING:
 
 __all__ = ["FLUSH_EVERY_ROWS", "FLUSH_EVERY_SECONDS", "Baseline", "RunLog"]
 
-ORIGINAL = ""
 FLUSH_EVERY_ROWS = 500
 FLUSH_EVERY_SECONDS = 1.0
 

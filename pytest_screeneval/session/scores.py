@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from pytest_screeneval.golden.model import sha256_text
+from pytest_screeneval.golden.model import ORIGINAL, ItemKind, sha256_text
 from pytest_screeneval.probes.counterfactual import case_variants, variant_key
 from pytest_screeneval.scoring.protocol import CriterionScore
 from pytest_screeneval.scoring.redact import Redactor, scorer_secrets
@@ -27,9 +27,7 @@ if TYPE_CHECKING:
     from pytest_screeneval.settings.options import Settings
     from pytest_screeneval.store.database import ScoreRow
 
-__all__ = ["ORIGINAL", "ItemNeed", "ScoreRequest", "Scores", "shared_twins"]
-
-ORIGINAL = ""
+__all__ = ["ItemNeed", "ScoreRequest", "Scores", "shared_twins"]
 
 
 @dataclass(frozen=True)
@@ -59,7 +57,7 @@ class ItemNeed:
     """What one selected item needs scored before the run starts."""
 
     case_id: str
-    kind: str  # "criterion" | "decision" | "counterfactual" | "perturbation"
+    kind: ItemKind
     target: str  # criterion name, "decision", attribute name or perturbation kind
 
 
@@ -105,16 +103,16 @@ class Scores:
         jobs: dict[tuple[str, str, int], ScoringJob] = {}
         for need in needs:
             case = self.cases[need.case_id]
-            if need.kind == "criterion":
+            if need.kind == ItemKind.CRITERION:
                 for repeat in range(self.settings.repeat):
                     jobs[(case.id, ORIGINAL, repeat)] = ScoringJob(
                         case.id, ORIGINAL, repeat, case.input_text, case.input_sha256
                     )
-            elif need.kind in ("decision", "perturbation"):
+            elif need.kind in (ItemKind.DECISION, ItemKind.PERTURBATION):
                 jobs[(case.id, ORIGINAL, 0)] = ScoringJob(
                     case.id, ORIGINAL, 0, case.input_text, case.input_sha256
                 )
-            elif need.kind == "counterfactual":
+            elif need.kind == ItemKind.COUNTERFACTUAL:
                 for value, variant in case_variants(case, self.variants).get(need.target, []):
                     key = variant_key(need.target, value.value)
                     jobs[(case.id, key, 0)] = ScoringJob(

@@ -27,6 +27,7 @@ from pytest_screeneval.evidence.metrics import (
     slice_agreement,
 )
 from pytest_screeneval.evidence.reliability import RaterAgreement, rater_agreement
+from pytest_screeneval.golden.model import ORIGINAL, ItemKind
 
 if TYPE_CHECKING:
     from pytest_screeneval.golden.model import Case, Rubric
@@ -40,8 +41,6 @@ if TYPE_CHECKING:
     from pytest_screeneval.store.database import RunRecord
 
 __all__ = ["RunSummary", "summarize"]
-
-ORIGINAL = ""
 
 
 @dataclass
@@ -96,7 +95,7 @@ def summarize(
     run_id: int,
     status: str,
     identity: ScorerIdentity,
-    selected_items: Mapping[str, int],
+    selected_items: Mapping[ItemKind, int],
     needs: Sequence[ItemNeed],
     cases_by_id: Mapping[str, Case],
     rubric: Rubric,
@@ -112,7 +111,7 @@ def summarize(
     s = settings
     selected_cases = sorted({need.case_id for need in needs})
     cases = [cases_by_id[c] for c in selected_cases]
-    criterion_needs = {(n.case_id, n.target) for n in needs if n.kind == "criterion"}
+    criterion_needs = {(n.case_id, n.target) for n in needs if n.kind == ItemKind.CRITERION}
     table = {k: v for k, v in scores.table().items() if k in criterion_needs}
     baseline_table = (
         {k: v for k, v in baseline.scores.items() if k in criterion_needs}
@@ -128,7 +127,7 @@ def summarize(
         for m in moved
         if baseline.review(m.case_id, m.criterion, str(m.before), str(m.after)) is None
     ]
-    decision_ids = {n.case_id for n in needs if n.kind == "decision"}
+    decision_ids = {n.case_id for n in needs if n.kind == ItemKind.DECISION}
     full_table = {k: v for k, v in scores.table().items() if k[0] in decision_ids}
     flips = (
         crossings(
@@ -230,7 +229,11 @@ def summarize(
         identity=identity.as_dict(),
         served_models=tuple(sorted(scores.served())),
         baseline=baseline.record,
-        selection={"cases": len(selected_cases), "of_cases": len(cases_by_id), **selected_items},
+        selection={
+            "cases": len(selected_cases),
+            "of_cases": len(cases_by_id),
+            **{kind.value: n for kind, n in selected_items.items()},
+        },
         agreement=agreement,
         slices=slices,
         movements=moved,

@@ -108,7 +108,6 @@ __all__ = [
 SCHEMA_REVISION = t.SCHEMA_REVISION
 # Set to 1 to let the store add its tables to a database another application already uses.
 ALLOW_FOREIGN_ENV = "SCREENEVAL_DB_ALLOW_FOREIGN"
-RUN_STATUSES = ("running", "complete", "partial", "interrupted")
 FINISHED_STATUSES = ("complete", "partial", "interrupted")
 # the largest id an INTEGER column holds on both backends (SQLite raises OverflowError above it)
 _MAX_ID = 2**63 - 1

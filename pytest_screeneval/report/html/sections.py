@@ -7,6 +7,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from pytest_screeneval.evidence.gate_status import GateStatus
 from pytest_screeneval.report.html.parts import Raw, facts, num, pct, section, table, text, when
 from pytest_screeneval.report.html.svg import Bar, interval_bars
 
@@ -117,7 +118,7 @@ def gates(doc: Doc) -> str:
         (
             g.get("name"),
             Raw(f'<strong class="flag">{text(g.get("status"))}</strong>')
-            if g.get("status") == "FAIL"
+            if g.get("status") == GateStatus.FAIL
             else g.get("status"),
             num(g.get("value")),
             g.get("limit"),

@@ -241,9 +241,6 @@ class OpenAIScorer:
             self._clients[loop] = entry
         return entry
 
-    async def _client_for_this_loop(self) -> AsyncOpenAI:
-        return (await self._loop_client()).client
-
     async def aclose(self) -> None:
         """Close the pooled connections of the running loop now (the loop that made the calls)."""
         with self._clients_lock:
