@@ -21,9 +21,11 @@ __all__ = [
     "ScoreTable",
     "SelfConsistency",
     "SliceAgreement",
+    "clustered_interval",
     "compared_items",
     "criterion_agreement",
     "crossings",
+    "effective_items",
     "is_within",
     "movements",
     "overall_by_case",
@@ -35,18 +37,57 @@ __all__ = [
 ScoreTable = Mapping[tuple[str, str], int | None]
 
 
-def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """Wilson score interval for a proportion, as percentages (0–100)."""
-    if n == 0:
+def wilson_interval(successes: float, n: float, z: float = 1.96) -> tuple[float, float]:
+    """Wilson score interval for a proportion, as percentages (0–100). ``n`` may be an
+    effective sample size (``clustered_interval``), so both may be fractional."""
+    if n <= 0:
         return 0.0, 100.0
     p = successes / n
     denominator = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denominator
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
+    half = z * math.sqrt(max(0.0, p * (1 - p)) / n + z * z / (4 * n * n)) / denominator
     # at 0 or n successes the bound is exactly 0 or 100; floating point would leave it a hair off
-    low = 0.0 if successes == 0 else max(0.0, 100 * (centre - half))
-    high = 100.0 if successes == n else min(100.0, 100 * (centre + half))
+    low = 0.0 if successes <= 0 else max(0.0, 100 * (centre - half))
+    high = 100.0 if successes >= n else min(100.0, 100 * (centre + half))
     return low, high
+
+
+def effective_items(per_case: Sequence[tuple[int, int]]) -> float:
+    """How many independent items a share over ``per_case`` (hits, items) counts as.
+
+    The items of one case share its resume, so they are not independent: a scorer that misreads
+    a resume misses several of its criteria at once. The share's variance is estimated with the
+    case as the unit (the cluster-robust, CR1 variance of a ratio estimator), and the effective
+    number of items is the one a simple random sample would need for that variance:
+    ``n / design effect``, kept between the number of cases (every item of a case alike) and
+    the number of items (items independent). When every item is a hit, or every one a miss, the
+    data cannot show how alike a case's items are, so each case counts once.
+    """
+    cases = [(hits, items) for hits, items in per_case if items > 0]
+    k = len(cases)
+    n = sum(items for _, items in cases)
+    if k == 0:
+        return 0.0
+    p = sum(hits for hits, _ in cases) / n
+    if k == 1 or p in (0.0, 1.0):
+        return float(k)
+    clustered = k / (k - 1) * sum((hits - p * items) ** 2 for hits, items in cases) / (n * n)
+    independent = p * (1 - p) / n
+    if clustered <= 0:
+        return float(n)
+    return min(float(n), max(float(k), n * independent / clustered))
+
+
+def clustered_interval(per_case: Sequence[tuple[int, int]], z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson interval of a share over items that come in cases, each given as
+    (hits, items): the share itself is over items, its uncertainty over cases
+    (``effective_items``)."""
+    hits = sum(h for h, _ in per_case)
+    items = sum(i for _, i in per_case)
+    if items == 0:
+        return 0.0, 100.0
+    n_eff = effective_items(per_case)
+    return wilson_interval(n_eff * hits / items, n_eff, z)
 
 
 def is_within(case: Case, criterion: str, score: int, tolerance: float) -> bool:
@@ -153,10 +194,9 @@ def slice_agreement(
     cases: Sequence[Case], scores: ScoreTable, tolerance: float
 ) -> list[SliceAgreement]:
     """Per slice: share of (case, criterion) items within tolerance (or the raters' range when
-    contested), with a Wilson interval; worst first. A failed score counts as a miss."""
-    case_ids: dict[str, set[str]] = defaultdict(set)
-    items: dict[str, int] = defaultdict(int)
-    hits: dict[str, int] = defaultdict(int)
+    contested), with a 95% interval clustered by case (``clustered_interval``); worst first. A
+    failed score counts as a miss."""
+    per_case: dict[str, dict[str, list[int]]] = defaultdict(dict)  # slice -> case -> [hits, n]
     by_id = {case.id: case for case in cases}
     for (case_id, criterion), score in scores.items():
         case = by_id.get(case_id)
@@ -164,19 +204,21 @@ def slice_agreement(
             continue
         hit = score is not None and is_within(case, criterion, score, tolerance)
         for name in case.all_slices:
-            case_ids[name].add(case_id)
-            items[name] += 1
-            hits[name] += hit
-    rows = [
-        SliceAgreement(
-            name,
-            len(case_ids[name]),
-            items[name],
-            hits[name],
-            *wilson_interval(hits[name], items[name]),
+            counts = per_case[name].setdefault(case_id, [0, 0])
+            counts[0] += hit
+            counts[1] += 1
+    rows = []
+    for name, of_cases in per_case.items():
+        pairs = [(hits, items) for hits, items in of_cases.values()]
+        rows.append(
+            SliceAgreement(
+                name,
+                len(of_cases),
+                sum(items for _, items in pairs),
+                sum(hits for hits, _ in pairs),
+                *clustered_interval(pairs),
+            )
         )
-        for name in case_ids
-    ]
     return sorted(rows, key=lambda row: (row.pct, row.slice))
 
 
