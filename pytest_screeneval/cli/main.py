@@ -13,7 +13,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from pytest_screeneval.cli import cases, report, review, runs, store_admin
+from pytest_screeneval.cli import audit, cases, report, review, runs, store_admin
 from pytest_screeneval.cli.common import DB_ENV, Command, run_argument
 from pytest_screeneval.errors import ScreenevalError
 
@@ -42,6 +42,13 @@ COMMANDS: list[Command] = [
         "write a run's audit report: a self-contained HTML page and/or JSON",
         report.report,
         report.report_arguments,
+    ),
+    Command(
+        ("audit",),
+        "a bias audit on historical data (CSV or JSON Lines), written into a run's audit report "
+        "and recorded in the chain",
+        audit.audit,
+        audit.audit_arguments,
     ),
     Command(
         ("verify",),

@@ -11,7 +11,14 @@ from pytest_screeneval.cli.common import open_store, out, run_argument
 from pytest_screeneval.errors import ScreenevalError
 from pytest_screeneval.settings.validators import non_empty, positive_int
 
-__all__ = ["FINAL_DECISION_ENV", "diff", "diff_arguments", "report", "report_arguments"]
+__all__ = [
+    "FINAL_DECISION_ENV",
+    "diff",
+    "diff_arguments",
+    "final_decision_by",
+    "report",
+    "report_arguments",
+]
 
 FINAL_DECISION_ENV = "SCREENEVAL_FINAL_DECISION_BY"
 # the run's own settings (in its stored config) that the audit report judges it by
@@ -37,7 +44,7 @@ def report_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _final_decision_by(args: argparse.Namespace, recorded: object) -> str:
+def final_decision_by(args: argparse.Namespace, recorded: object) -> str:
     """The flag, else the environment, else what the run recorded from its ini, else the default."""
     from pytest_screeneval.settings.options import OPTIONS
 
@@ -66,7 +73,7 @@ def report(args: argparse.Namespace) -> int:
         document = build_audit(
             store,
             args.run_id,
-            final_decision_by=_final_decision_by(args, config.get("final_decision_by")),
+            final_decision_by=final_decision_by(args, config.get("final_decision_by")),
             **limits,
         )
     for path, write in ((args.html, write_html), (args.json, write_audit_json)):

@@ -28,11 +28,13 @@ from pytest_screeneval.evidence.significance import Comparison, compare, flag_te
 
 __all__ = [
     "IMPACT_THRESHOLD",
+    "INTERSECTION",
     "MIN_SHARE",
     "RACE",
     "SEX",
     "TIE_RULE",
     "UNKNOWN",
+    "UNKNOWN_LABELS",
     "Breakdown",
     "Candidate",
     "CategoryCounts",
@@ -57,7 +59,7 @@ TIE_RULE = (
 )
 INTERSECTION = " × "
 # Labels that mean "not known"; compared case-insensitively.
-_UNKNOWN_LABELS = frozenset({"", UNKNOWN, "none", "n/a", "not disclosed", "prefer not to say"})
+UNKNOWN_LABELS = frozenset({"", UNKNOWN, "none", "n/a", "not disclosed", "prefer not to say"})
 
 
 @dataclass(frozen=True)
@@ -76,7 +78,7 @@ class Candidate:
                 return None
             return INTERSECTION.join(parts)  # type: ignore[arg-type]
         value = self.labels.get(dimension)
-        if value is None or str(value).strip().lower() in _UNKNOWN_LABELS:
+        if value is None or str(value).strip().lower() in UNKNOWN_LABELS:
             return None
         return str(value).strip()
 

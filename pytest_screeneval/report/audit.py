@@ -22,6 +22,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from pytest_screeneval.errors import ScreenevalError, StoreError
+from pytest_screeneval.evidence.historical import AGE
 from pytest_screeneval.evidence.metrics import (
     criterion_agreement,
     crossings,
@@ -48,9 +49,11 @@ from pytest_screeneval.report.audit_sections import (
     provenance,
     run_identity,
 )
+from pytest_screeneval.report.historical import recorded_document
 from pytest_screeneval.report.run_verdict import verdict_document
 from pytest_screeneval.store import schema as t
 from pytest_screeneval.store.database import Acceptance, RunRecord, ScoreRow, Store, utc_now
+from pytest_screeneval.store.historical import historical_audits
 
 __all__ = ["FORMAT", "PERTURB_PREFIX", "build_audit", "write_audit_json"]
 
@@ -120,6 +123,9 @@ def build_audit(
         "raters": _raters(golden, rubric),
         "provenance": provenance(golden, _case_records(store)),
         "rates": _rates(golden, rubric, rows, scored, overall),
+        # a bias audit on historical data: filled in by `screeneval audit FILE --run RUN`
+        "historical": None,
+        "historical_records": recorded_document(historical_audits(store)),
         "final_decision": {
             "by": final_decision_by,
             "statement": (
@@ -413,7 +419,8 @@ def _rates(
         for case in scored
         if case.id in overall
     ]
-    by_case = group_rates(candidates, rubric.advance_at)
+    dimensions = [SEX, RACE] + ([AGE] if any(c.label(AGE) for c in candidates) else [])
+    by_case = group_rates(candidates, rubric.advance_at, dimensions=dimensions)
     variant_groups: dict[str, GroupRates] = {}
     variant_scores = _variant_overall(rows, rubric)
     for name, attribute in sorted(golden.variants.attributes.items()):
@@ -432,7 +439,30 @@ def _rates(
             d for d in present if d not in (SEX, RACE)
         ]
         variant_groups[name] = group_rates(rated, rubric.advance_at, dimensions=dimensions)
+    sources = Counter(case.source or "(not stated)" for case in scored)
+    how = "; ".join(f"{n} case(s): {source}" for source, n in sorted(sources.items()))
+    data = {
+        "data": "test",
+        "label": (
+            f"Test data: the golden set (sha256 {golden.sha}), {len(candidates)} scored cases of "
+            f"{len(golden.active_cases)} active"
+        ),
+        "why_not_historical": (
+            "these rates describe the screener on its golden set, a frozen set of synthetic "
+            "test cases scored by this run, so that the tool can be tested before and between "
+            "uses; they are not the screener's real use. Historical data of its real use is "
+            "audited with `screeneval audit FILE --run RUN`, shown in the section on historical "
+            "data when it was given; where that section says none was given, no historical data "
+            "was available to this report."
+        ),
+        "how_generated": (
+            f"{how}. The demographics (sex, race/ethnicity, age band) were invented with each "
+            "case, recorded beside it and never shown to the scorer; expected scores were set by "
+            "the named raters in the datasheet."
+        ),
+    }
     return {
+        "data": data,
         "cases": group_rates_doc(by_case),
         "candidates": [
             {

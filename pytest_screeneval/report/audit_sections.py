@@ -12,7 +12,7 @@ from pytest_screeneval.evidence.significance import ALPHA, CONFIDENCE, Compariso
 from pytest_screeneval.golden.model import GoldenSet, Rubric
 from pytest_screeneval.store.database import RunRecord
 
-__all__ = ["acceptance_entry", "group_rates_doc", "provenance", "run_identity"]
+__all__ = ["acceptance_entry", "breakdown_doc", "group_rates_doc", "provenance", "run_identity"]
 
 
 def run_identity(run: RunRecord, rubric: Rubric) -> dict[str, Any]:
@@ -139,7 +139,7 @@ def _test_doc(test: Comparison | None) -> dict[str, Any] | None:
     return test.as_dict() if test is not None else None
 
 
-def _breakdown_doc(item: Breakdown, threshold: float) -> dict[str, Any]:
+def breakdown_doc(item: Breakdown, threshold: float) -> dict[str, Any]:
     return {
         "dimension": item.dimension,
         "unknown": item.unknown,
@@ -184,5 +184,5 @@ def group_rates_doc(rates: GroupRates) -> dict[str, Any]:
             "z": "pooled two-proportion z statistic (negative: below the reference)",
             "interval": f"{CONFIDENCE:.0%} interval on the impact ratio, Katz's log method",
         },
-        "breakdowns": [_breakdown_doc(b, rates.threshold) for b in rates.breakdowns],
+        "breakdowns": [breakdown_doc(b, rates.threshold) for b in rates.breakdowns],
     }

@@ -40,6 +40,7 @@ __all__ = [
     "FIELDS",
     "FIELDS_BY_FORMAT",
     "GENESIS_HASH",
+    "HISTORICAL_FIELDS",
     "KINDS",
     "REVIEW_FIELDS",
     "RUN_FIELDS",
@@ -62,7 +63,7 @@ __all__ = [
 CHAIN_FORMAT = 2
 # the previous hash of the first entry
 GENESIS_HASH = "0" * 64
-KINDS = ("run", "acceptance", "review", "golden")
+KINDS = ("run", "acceptance", "review", "golden", "historical")
 # The environment variable holding the chain key (any text; HMAC-SHA256 with its UTF-8 bytes).
 CHAIN_KEY_ENV = "SCREENEVAL_CHAIN_KEY"
 
@@ -131,9 +132,35 @@ REVIEW_FIELDS = (
     "reviewed_at",
     "note",
 )
+# A bias audit on historical data (schema revision 0004): every column, all fixed when written.
+HISTORICAL_FIELDS = (
+    "id",
+    "file_name",
+    "file_sha256",
+    "file_format",
+    "file_size",
+    "rows",
+    "applicants",
+    "bad_rows",
+    "first_date",
+    "last_date",
+    "columns",
+    "run_id",
+    "audited_by",
+    "audited_at",
+    "audit_date",
+    "valid_until",
+)
+# Format 2 gained the historical kind with revision 0004: a new kind, so no entry of the kinds
+# before it hashes differently.
 FIELDS_BY_FORMAT: Mapping[int, Mapping[str, tuple[str, ...]]] = {
     1: {"run": RUN_FIELDS_V1, "acceptance": ACCEPTANCE_FIELDS, "review": REVIEW_FIELDS},
-    2: {"run": RUN_FIELDS, "acceptance": ACCEPTANCE_FIELDS, "review": REVIEW_FIELDS},
+    2: {
+        "run": RUN_FIELDS,
+        "acceptance": ACCEPTANCE_FIELDS,
+        "review": REVIEW_FIELDS,
+        "historical": HISTORICAL_FIELDS,
+    },
 }
 FIELDS: Mapping[str, tuple[str, ...]] = FIELDS_BY_FORMAT[CHAIN_FORMAT]
 
@@ -408,6 +435,8 @@ def entry_label(kind: str, ref_id: int, record: Mapping[str, Any]) -> str:
         return f"the acceptance of run {record.get('run_id', '?')}"
     if kind == "golden":
         return f"golden set change {ref_id} ({record.get('reason', 'a sync')})"
+    if kind == "historical":
+        return f"historical data audit {ref_id} ({record.get('file_name', '?')})"
     run, case, target = (record.get(key, "?") for key in ("run_id", "case_id", "target"))
     return f"review {ref_id} of run {run} (case {case}, {target})"
 
@@ -420,6 +449,7 @@ def _when_made(entry: ChainEntry) -> str:
         "acceptance": "when it was accepted",
         "review": "when it was made",
         "golden": "when the golden set was stored",
+        "historical": "when the audit was recorded",
     }[entry.kind]
 
 
@@ -539,11 +569,16 @@ def _check_one(
     if entry.kind == "golden":
         return None  # its record is the evidence; the rows it covers are checked at the end
     if now.record is None:
-        table = {"run": "eval_runs", "acceptance": "eval_acceptances", "review": "eval_reviews"}
+        table = {
+            "run": "eval_runs",
+            "acceptance": "eval_acceptances",
+            "review": "eval_reviews",
+            "historical": "eval_historical_audits",
+        }
         return f"{label} was deleted from {table[entry.kind]}, yet chain entry {entry.seq} holds it"
     note = _backfill_note(entry)
     if now.record != entry.record:
-        what = {"run": "its run record", "acceptance": "it", "review": "it"}[entry.kind]
+        what = {"run": "its run record"}.get(entry.kind, "it")
         changes = _changed_fields(recorded, _loads(now.record))
         return (
             f"{label}: {what} no longer matches the hash recorded {_when_made(entry)} "
@@ -596,7 +631,7 @@ def check_entries(
 def unchained_break(kind: str, ref_id: int, record: Mapping[str, Any]) -> str:
     """The break of a record that should have a chain entry and has none."""
     label = entry_label(kind, ref_id, record)
-    happened = {"run": "finished", "acceptance": "recorded", "review": "recorded"}[kind]
+    happened = "finished" if kind == "run" else "recorded"
     return (
         f"{label} is {happened} but has no chain entry: it was written outside "
         "pytest-screeneval or its entry was deleted"

@@ -94,6 +94,7 @@ class ChainTables:
     reviews: sa.TableClause
     chain: sa.TableClause
     golden: GoldenTables | None = None  # None before revision 0003 (no golden entries)
+    historical: sa.TableClause | None = None  # None before revision 0004
 
     def of(self, kind: str) -> tuple[sa.TableClause, sa.ColumnElement[Any]]:
         """The table of a kind of record and its id column."""
@@ -101,6 +102,10 @@ class ChainTables:
             return self.runs, self.runs.c.run_id
         if kind == "acceptance":
             return self.acceptances, self.acceptances.c.id
+        if kind == "historical":
+            if self.historical is None:
+                raise LookupError("historical audits are chained from schema revision 0004")
+            return self.historical, self.historical.c.id
         return self.reviews, self.reviews.c.id
 
 
@@ -118,6 +123,7 @@ STORE_TABLES = ChainTables(
     reviews=t.reviews,
     chain=t.chain,
     golden=STORE_GOLDEN_TABLES,
+    historical=t.historical_audits,
 )
 
 
@@ -417,6 +423,12 @@ def _records_to_chain(
         )
     ):
         yield "review", int(row.id), dict(row._mapping)
+    if tables.historical is not None:
+        historical = tables.historical
+        for row in conn.execute(
+            sa.select(historical.c.id, historical.c.file_name).order_by(historical.c.id)
+        ):
+            yield "historical", int(row.id), dict(row._mapping)
 
 
 # --------------------------------------------------------------------------------------------

@@ -3,8 +3,9 @@
 Portable on purpose: every text is ``Text``, every timestamp is ISO-8601 text with its timezone
 and every structured value is JSON text, so a row reads back byte-identical from SQLite and from
 PostgreSQL. The Alembic revisions (``0001``, then ``0002`` adding ``eval_chain``, then ``0003``
-adding the ``partial`` status, golden chain entries and the chain key) create exactly these
-tables; a test holds them equal.
+adding the ``partial`` status, golden chain entries and the chain key, then ``0004`` adding
+``eval_historical_audits`` and its chain entries) create exactly these tables; a test holds them
+equal.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ __all__ = [
     "cases",
     "chain",
     "expectations",
+    "historical_audits",
     "metadata",
     "ratings",
     "reviews",
@@ -29,7 +31,7 @@ __all__ = [
 ]
 
 # The Alembic head this code reads and writes; bump it with every new migration script.
-SCHEMA_REVISION = "0003"
+SCHEMA_REVISION = "0004"
 ALEMBIC_VERSION_TABLE = "alembic_version"
 
 # Constraint names are explicit so migrations can refer to them on every backend.
@@ -213,11 +215,35 @@ chain = sa.Table(
     sa.Column("format", sa.Integer, nullable=False, server_default=sa.text("1")),
     sa.Column("key_id", sa.Text, nullable=True),
     sa.CheckConstraint(
-        "kind IN ('run', 'acceptance', 'review', 'golden')", name="ck_eval_chain_kind"
+        "kind IN ('run', 'acceptance', 'review', 'golden', 'historical')",
+        name="ck_eval_chain_kind",
     ),
     # one entry per record, and no two entries extending the same one (no fork)
     sa.UniqueConstraint("kind", "ref_id", name="uq_eval_chain_kind_ref_id"),
     sa.UniqueConstraint("prev_hash", name="uq_eval_chain_prev_hash"),
+)
+
+# A bias audit on historical data (revision 0004): the export it read, by its sha256, rows and
+# dates, and how it was read; one chain entry each, so a quiet edit of the record shows.
+historical_audits = sa.Table(
+    "eval_historical_audits",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("file_name", sa.Text, nullable=False),
+    sa.Column("file_sha256", sa.Text, nullable=False),
+    sa.Column("file_format", sa.Text, nullable=False),
+    sa.Column("file_size", sa.Integer, nullable=False),
+    sa.Column("rows", sa.Integer, nullable=False),  # data rows read, good and bad
+    sa.Column("applicants", sa.Integer, nullable=False),  # good rows: the full sample
+    sa.Column("bad_rows", sa.Integer, nullable=False),
+    sa.Column("first_date", sa.Text, nullable=True),
+    sa.Column("last_date", sa.Text, nullable=True),
+    sa.Column("columns", sa.Text, nullable=False),  # JSON: column map, labels, exclusion
+    sa.Column("run_id", sa.Integer, sa.ForeignKey("eval_runs.run_id"), nullable=True),
+    sa.Column("audited_by", sa.Text, nullable=False),
+    sa.Column("audited_at", sa.Text, nullable=False),
+    sa.Column("audit_date", sa.Text, nullable=False),
+    sa.Column("valid_until", sa.Text, nullable=False),
 )
 
 # Alembic's own bookkeeping table, declared here so the store can stamp a fresh database and

@@ -19,7 +19,14 @@ from pytest_screeneval.report.html.parts import (
 )
 from pytest_screeneval.report.html.svg import Strip, paired_bars, strip_plot
 
-__all__ = ["counterfactual", "perturbation", "provenance", "raters", "rates"]
+__all__ = [
+    "counterfactual",
+    "perturbation",
+    "provenance",
+    "raters",
+    "rates",
+    "rates_table",
+]
 
 Doc = Mapping[str, Any]
 
@@ -139,54 +146,61 @@ def _dimension(name: str) -> str:
     return name.replace("race", "race/ethnicity")
 
 
-def _rates_table(breakdown: Mapping[str, Any], threshold: float) -> str:
-    rows = [
-        (
-            c["category"],
-            c["n"],
-            rate(c["share"]),
-            c["scored_above"],
-            rate(c["scoring_rate"]),
-            tested_ratio(
-                c["scoring_impact_ratio"],
-                threshold,
-                c["excluded"],
-                c.get("scoring_test"),
-                c.get("scoring_flag", ""),
-            ),
-            c["selected"],
-            rate(c["selection_rate"]),
-            tested_ratio(
-                c["selection_impact_ratio"],
-                threshold,
-                c["excluded"],
-                c.get("selection_test"),
-                c.get("selection_flag", ""),
-            ),
-            Raw(f'<span class="reason">{text(c["excluded"])}</span>') if c["excluded"] else "",
+def rates_table(
+    breakdown: Mapping[str, Any],
+    threshold: float,
+    data_label: str,
+    *,
+    scoring: bool = True,
+    selection: bool = True,
+) -> str:
+    """One rate table; its caption says what data it was computed on (test or historical)."""
+    headers = ["Category", "Candidates", "Share"]
+    if scoring:
+        headers += ["Above median", "Scoring rate", "Scoring ratio"]
+    if selection:
+        headers += ["Selected", "Selection rate", "Selection ratio"]
+    headers.append("Excluded because")
+    rows = []
+    for c in breakdown["categories"]:
+        row: list[object] = [c["category"], c["n"], rate(c["share"])]
+        if scoring:
+            row += [
+                c["scored_above"],
+                rate(c["scoring_rate"]),
+                tested_ratio(
+                    c["scoring_impact_ratio"],
+                    threshold,
+                    c["excluded"],
+                    c.get("scoring_test"),
+                    c.get("scoring_flag", ""),
+                ),
+            ]
+        if selection:
+            row += [
+                c["selected"],
+                rate(c["selection_rate"]),
+                tested_ratio(
+                    c["selection_impact_ratio"],
+                    threshold,
+                    c["excluded"],
+                    c.get("selection_test"),
+                    c.get("selection_flag", ""),
+                ),
+            ]
+        row.append(
+            Raw(f'<span class="reason">{text(c["excluded"])}</span>') if c["excluded"] else ""
         )
-        for c in breakdown["categories"]
-    ]
+        rows.append(row)
     note = f"Unknown category: {breakdown['unknown']} (excluded from the ratios)."
     if breakdown["note"]:
         note += f" {breakdown['note']}."
     return (
         table(
-            [
-                "Category",
-                "Candidates",
-                "Share",
-                "Above median",
-                "Scoring rate",
-                "Scoring ratio",
-                "Selected",
-                "Selection rate",
-                "Selection ratio",
-                "Excluded because",
-            ],
+            headers,
             rows,
-            numeric=range(1, 9),
-            caption=f"By {_dimension(breakdown['dimension'])}",
+            numeric=range(1, len(headers) - 1),
+            caption=f"By {_dimension(breakdown['dimension'])} — {data_label}",
             empty=f"No known category. {note}",
         )
         + f'<p class="note">{text(note)}</p>'
@@ -235,12 +249,27 @@ def _distribution(doc: Doc, dimension: str, advance_at: float) -> str:
     )
 
 
+def _statement(data: Mapping[str, Any]) -> str:
+    """The §5-302(b) statement every golden-set rate table stands under."""
+    return (
+        '<div class="statement"><p><strong>Test data, not a bias audit.</strong> '
+        f"{text(data['label'])}.</p>"
+        f"<p><strong>Why historical data was not used (6 RCNY §5-302(b)):</strong> "
+        f"{text(data['why_not_historical'])}</p>"
+        f"<p><strong>How the test data was generated and obtained:</strong> "
+        f"{text(data['how_generated'])}</p></div>"
+    )
+
+
 def rates(doc: Doc) -> str:
     rates = doc["rates"]
     cases = rates["cases"]
+    data = rates["data"]
+    label = "test data (the golden set)"
     threshold = cases["threshold"]
     advance_at = cases["advance_at"]
     parts = [
+        _statement(data),
         f"<p>Over {cases['total']} scored cases; median overall score "
         f"{text(num(cases['median']))}. <strong>Selection rate</strong>: share at or above the "
         f"advance threshold ({advance_at:g}). <strong>Scoring rate</strong>: share scoring above "
@@ -251,7 +280,7 @@ def rates(doc: Doc) -> str:
         "test against the reference category and the pooled two-proportion z statistic; "
         f"significant means p &lt; 0.05. Categories under {cases['min_share']:.0%} of the data are "
         "shown but excluded from the ratios; unknown categories are counted, never guessed.</p>",
-        *(_rates_table(b, threshold) for b in cases["breakdowns"]),
+        *(rates_table(b, threshold, label) for b in cases["breakdowns"]),
         "<h3>Score distribution by group</h3>",
         _distribution(doc, "sex", advance_at),
         _distribution(doc, "race", advance_at),
@@ -263,13 +292,15 @@ def rates(doc: Doc) -> str:
             f"{text(num(variant_rates['median']))}. Each variant counts as a candidate labelled "
             "with its value's groups.</p>"
         )
-        parts.extend(_rates_table(b, threshold) for b in variant_rates["breakdowns"])
+        variant_label = f"test data (variants of {attribute} in the golden set)"
+        parts.extend(rates_table(b, threshold, variant_label) for b in variant_rates["breakdowns"])
     return section(
         "rates",
-        "Rates by group",
-        "Scoring and selection rates with impact ratios by sex, race/ethnicity and their "
-        "intersection, in the style of NYC Local Law 144 bias audits (6 RCNY §5-301), over the "
-        "golden set's recorded demographics (never shown to the scorer).",
+        "Rates by group on test data",
+        "Scoring and selection rates with impact ratios by sex, race/ethnicity, their "
+        "intersection and age band, computed the way 6 RCNY §5-301 computes them, over the "
+        "golden set's recorded demographics (never shown to the scorer). These are rates on "
+        "test data: they describe the screener on synthetic cases and are not a bias audit.",
         *parts,
     )
 

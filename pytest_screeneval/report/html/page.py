@@ -17,6 +17,7 @@ from typing import Any
 from pytest_screeneval.report.audit_noise import noise_html
 from pytest_screeneval.report.html import evidence as evidence
 from pytest_screeneval.report.html import sections as sections
+from pytest_screeneval.report.html.historical import historical
 from pytest_screeneval.report.html.parts import text, when
 from pytest_screeneval.report.html.svg import DEFS
 
@@ -37,7 +38,8 @@ SECTIONS = (
     ("movement", "Movement against the baseline"),
     ("counterfactual", "Counterfactual gaps"),
     ("perturbation", "Perturbations"),
-    ("rates", "Rates by group"),
+    ("rates", "Rates by group on test data"),
+    ("historical", "Bias audit on historical data"),
     ("raters", "Rater agreement"),
     ("provenance", "How the golden set was built"),
     ("method", "Method and limits"),
@@ -77,6 +79,7 @@ def render_html(document: Doc) -> str:
         evidence.counterfactual(document),
         evidence.perturbation(document),
         evidence.rates(document),
+        historical(document),
         evidence.raters(document),
         evidence.provenance(document),
         sections.method(document),
