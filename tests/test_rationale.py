@@ -317,7 +317,7 @@ def test_a_negated_mention_of_a_protected_attribute_is_still_flagged() -> None:
 def test_findings_say_which_category_and_words() -> None:
     rationale = "Leadership is solid, but at his age he may not want to lead 6 engineers."
     findings = rationale_findings(RESUME, "leadership", 3, rationale)
-    assert [f.detail for f in findings if f.flag == PROTECTED_ATTRIBUTE] == ["age: 'age'"]
+    assert [f.detail for f in findings if f.flag == PROTECTED_ATTRIBUTE] == ['age: "at his age"']
 
 
 def test_gated_matching_finds_exactly_what_trying_every_term_finds() -> None:

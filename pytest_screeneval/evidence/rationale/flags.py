@@ -66,7 +66,7 @@ MAX_SENTENCES = 3
 @dataclass(frozen=True, order=True)
 class Finding:
     """One flag and what raised it, e.g. ``protected-attribute`` with
-    ``national origin or nationality: 'native Spanish speaker'``."""
+    ``national origin or nationality: "native Spanish speaker"``."""
 
     flag: str
     detail: str
@@ -116,7 +116,7 @@ def rationale_findings(
         findings.append(Finding(CRITERION_NOT_NAMED, f"does not name {criterion!r}"))
     protected = find_protected(text, lexicon=protected_terms)
     findings.extend(
-        Finding(PROTECTED_ATTRIBUTE, f"{match.category}: {match.text!r}") for match in protected
+        Finding(PROTECTED_ATTRIBUTE, f'{match.category}: "{match.text}"') for match in protected
     )
     problems = ungrounded_claims(
         input_text,

@@ -55,8 +55,21 @@ _BEFORE_WINDOW = 48  # how far back ``unless_before`` looks, in characters
 _PLACEHOLDER = re.compile(r"\{([a-z][a-z0-9_]*)\}")
 _GATE_WORD = re.compile(r"[a-z0-9]{2,}")
 _WORDS = re.compile(r"[a-z0-9]+")
-_TERM_KEYS = frozenset({"category", "gate", "pattern", "unless_before", "unless_after"})
-_FILE_KEYS = frozenset({"replace", "categories", "fragments", "terms"})
+_TERM_KEYS = frozenset(
+    {"category", "gate", "pattern", "unless_before", "unless_after", "about", "phrase"}
+)
+_PHRASE_KEYS = frozenset({"phrase", "about", "unless_before", "unless_after"})
+_FILE_KEYS = frozenset({"replace", "categories", "fragments", "terms", "phrases"})
+_ABOUT = ("candidate",)  # what a phrase's ``about`` may say
+# How far a phrase marked ``about: candidate`` looks, each side, for the person it is about.
+_PERSON_WINDOW = 72
+_PERSON = re.compile(
+    r"\b(?:she|he|they|her|his|their|him|them|hers|herself|himself|themselves|candidate"
+    r"|candidate's|applicant|applicants|someone|somebody|person|people|folks?|lads?|guys?"
+    r"|wom[ae]n|m[ae]n)\b",
+    re.IGNORECASE,
+)
+_CLAUSE_EDGE = re.compile(r"[.;!?\n]|\s-\s|,\s+(?:but|so|and|which)\b")
 _LINE = "__line__"  # where the loader notes the line a mapping starts on
 
 
@@ -76,6 +89,7 @@ class _Term:
     pattern: re.Pattern[str]
     unless_before: re.Pattern[str] | None
     unless_after: re.Pattern[str] | None
+    about_candidate: bool = False  # counts only with a person beside it, in its clause
 
 
 @dataclass(frozen=True, eq=False)
@@ -89,6 +103,10 @@ class ProtectedLexicon:
     ungated: tuple[int, ...]  # terms tried on every text
     domain_after: re.Pattern[str]
     source: str  # which files it came from, for messages
+    # the words before a term that make it about the people or things of the work
+    domain_before: re.Pattern[str] | None = None
+    # "... of the legacy codebase" after a term: it is about the work
+    work_after: re.Pattern[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -125,16 +143,48 @@ def find_protected(
             if (start, end) in found or _innocent(lexicon, term, text, start, end):
                 continue
             found[(start, end)] = ProtectedMatch(term.category, match.group(0), start, end)
-    return sorted(found.values(), key=lambda m: (m.start, m.end))
+    # one finding per phrase: a match inside a longer one of its category ("age" in "at his
+    # age") is the same reference; one of another category ("accent" in "foreign accent") is not
+    ordered = sorted(found.values(), key=lambda m: (m.start, -m.end))
+    reach: dict[str, int] = {}
+    kept: list[ProtectedMatch] = []
+    for found_match in ordered:
+        if found_match.end <= reach.get(found_match.category, -1):
+            continue
+        reach[found_match.category] = found_match.end
+        kept.append(found_match)
+    return kept
 
 
 def _innocent(lexicon: ProtectedLexicon, term: _Term, text: str, start: int, end: int) -> bool:
+    """Whether what stands on either side of a match makes it about the work, not the person."""
+    window = text[max(0, start - _BEFORE_WINDOW) : start]
     before = term.unless_before
-    if before is not None and before.search(text[max(0, start - _BEFORE_WINDOW) : start]):
+    if before is not None and before.search(window):
         return True
     if term.unless_after is not None and term.unless_after.match(text, end):
         return True
-    return bool(lexicon.domain_after.match(text, end))
+    if lexicon.domain_before is not None and lexicon.domain_before.search(window):
+        return True
+    if lexicon.work_after is not None and lexicon.work_after.match(text, end):
+        return True
+    if bool(lexicon.domain_after.match(text, end)):
+        return True
+    return term.about_candidate and not _beside_a_person(text, start, end)
+
+
+def _beside_a_person(text: str, start: int, end: int) -> bool:
+    """Whether a person (a pronoun, "the candidate", "people") stands in the same clause as the
+    match, on either side of it, within a few words."""
+    left = text[max(0, start - _PERSON_WINDOW) : start]
+    edges = list(_CLAUSE_EDGE.finditer(left))
+    if edges:
+        left = left[edges[-1].end() :]
+    right = text[end : end + _PERSON_WINDOW]
+    edge = _CLAUSE_EDGE.search(right)
+    if edge:
+        right = right[: edge.start()]
+    return bool(_PERSON.search(left) or _PERSON.search(right))
 
 
 def _candidate_terms(lexicon: ProtectedLexicon, text: str) -> list[int]:
@@ -204,6 +254,24 @@ class _LineLoader(_SafeLoader):
         mapping[_LINE] = node.start_mark.line + 1
         return mapping
 
+    def construct_sequence(self, node: yaml.SequenceNode, deep: bool = False) -> list[object]:
+        items = super().construct_sequence(node, deep=deep)
+        return [
+            _LinedText(item, child.start_mark.line + 1) if isinstance(item, str) else item
+            for item, child in zip(items, node.value, strict=True)
+        ]
+
+
+class _LinedText(str):
+    """A string from a YAML list that knows its line (for a phrase's error message)."""
+
+    line: int
+
+    def __new__(cls, text: str, line: int) -> _LinedText:
+        made = super().__new__(cls, text)
+        made.line = line
+        return made
+
 
 def _refused(where: str, line: object, problem: str) -> ScreenevalError:
     at = f", line {line}" if isinstance(line, int) else ""
@@ -232,7 +300,7 @@ def _read(path: Path, where: str) -> _Source:
     replace = data.get("replace", False)
     if not isinstance(replace, bool):
         raise _refused(where, None, "'replace' must be true or false")
-    terms = data.get("terms")
+    terms = data.get("terms", [] if "phrases" in data else None)
     if not isinstance(terms, list) or not all(isinstance(term, dict) for term in terms):
         raise _refused(where, None, "'terms' must be a list of mappings")
     return _Source(
@@ -240,8 +308,109 @@ def _read(path: Path, where: str) -> _Source:
         replace,
         _names(data.get("categories"), "categories", where, joined=False),
         _names(data.get("fragments"), "fragments", where, joined=True),
-        tuple(terms),
+        (*terms, *_phrase_terms(data.get("phrases"), where)),
     )
+
+
+def _phrase_terms(value: object, where: str) -> list[dict[str, object]]:
+    """The ``phrases`` section as terms: each phrase one term of its category, with its line.
+
+    ``phrases`` maps a category to a list; each entry is a phrase in plain words, or a mapping
+    with ``phrase`` and optionally ``about: candidate``, ``unless_before``, ``unless_after``.
+    """
+    if value is None:
+        return []
+    if not isinstance(value, dict):
+        raise _refused(where, None, "'phrases' must map each category to a list of phrases")
+    terms: list[dict[str, object]] = []
+    for category, entries in value.items():
+        if category == _LINE:
+            continue
+        if not isinstance(entries, list):
+            raise _refused(
+                where, value.get(_LINE), f"phrases of {category!r} must be a list of phrases"
+            )
+        for entry in entries:
+            line = getattr(entry, "line", None)
+            if isinstance(entry, dict):
+                line = entry.get(_LINE)
+                unknown = sorted(str(k) for k in entry if k not in _PHRASE_KEYS and k != _LINE)
+                if unknown:
+                    raise _refused(
+                        where,
+                        line,
+                        f"unknown phrase key {unknown[0]!r} (expected {_keys(_PHRASE_KEYS)})",
+                    )
+                shared: dict[str, object] = {k: v for k, v in entry.items() if k != _LINE}
+                phrases = entry.get("phrase")
+            else:
+                shared = {}
+                phrases = entry
+            about = shared.get("about")
+            if about is not None and about not in _ABOUT:
+                raise _refused(where, line, f"'about' must be {' or '.join(_ABOUT)}")
+            for phrase in phrases if isinstance(phrases, list) else [phrases]:
+                if not isinstance(phrase, str) or not _PHRASE_TEXT.fullmatch(phrase.strip()):
+                    raise _refused(
+                        where,
+                        line,
+                        f"phrase {phrase!r} of {category!r} must be words (letters, digits, "
+                        "hyphens, apostrophes), 'a|b' for a choice of words, {fragment} or "
+                        "(?:pattern)",
+                    )
+                pattern, gate = _phrase_pattern(phrase.strip())
+                term = {**shared, "category": category, "pattern": pattern, "phrase": phrase}
+                if gate is not None:
+                    term["gate"] = gate
+                term[_LINE] = line
+                terms.append(term)
+    return terms
+
+
+_PHRASE_WORD = r"(?:[\w'+&|-]+|\{[a-z][a-z0-9_]*\}|\(\?:\S+\))"
+_PHRASE_TEXT = re.compile(rf"{_PHRASE_WORD}(?:\s+{_PHRASE_WORD})*")
+_INFLECT_FROM = 4  # words this long or longer match their inflections
+
+
+def _inflections(word: str) -> str:
+    """A word and its inflections as a pattern: "stammer" -> stammers, stammered, stammering;
+    the parts of a hyphenated word may be joined by a hyphen, a space or nothing."""
+    if "-" in word:
+        return "[-\\s]?".join(_inflections(part) for part in word.split("-") if part)
+    if len(word) < _INFLECT_FROM or not word.isalpha():
+        return re.escape(word)
+    if word.endswith("e"):
+        return f"{word[:-1]}(?:e|es|ed|ing|er|ers)"
+    if word.endswith("y") and word[-2] not in "aeiou":
+        return f"{word[:-1]}(?:y|ies|ied|ying)"
+    return f"{word}(?:s|es|ed|ing|er|ers)?"
+
+
+def _stable_prefix(word: str) -> str:
+    """The start every inflection of a word shares (at most five letters), for its gate."""
+    first = re.split(r"[^a-z0-9]", word)[0]
+    if len(first) >= _INFLECT_FROM and first.endswith(("e", "y")):
+        first = first[:-1]
+    return first[:5]
+
+
+def _phrase_pattern(phrase: str) -> tuple[str, str | None]:
+    """A phrase's regular expression (its words joined by spaces or hyphens, each in its
+    inflections, alternatives written a|b) and its gate: the first word's alternatives."""
+    parts: list[str] = []
+    for word in phrase.lower().split():
+        if word.startswith(("{", "(?:")):
+            parts.append(f"(?:{word})")  # a fragment, or a group written as a pattern
+        else:
+            parts.append("(?:" + "|".join(_inflections(a) for a in word.split("|")) + ")")
+    pattern = r"\b" + r"[-\s]+".join(parts) + r"(?![\w])"
+    first_word = phrase.lower().split()[0]
+    if first_word.startswith(("{", "(?:")):
+        return pattern, None
+    prefixes = {_stable_prefix(a) for a in first_word.split("|")}
+    if any(len(prefix) < 2 for prefix in prefixes):
+        return pattern, None
+    return pattern, " ".join(sorted(prefixes))
 
 
 def _keys(keys: frozenset[str]) -> str:
@@ -297,8 +466,20 @@ def _compile(
         except ValueError as exc:
             raise _refused(source.where, line, str(exc)) from None
     domain_after = re.compile(
-        rf"(?:'s)?(?:[- ](?!(?:{fragments['not_a_modifier']})\b)[a-z]+){{0,3}}"
-        rf"[- ](?:{fragments['domain_nouns']})\b",
+        rf"(?:'s)?(?:[- ](?!(?:{fragments['not_a_modifier']})\b)[a-z/']+){{0,3}}"
+        rf"[- ](?:{fragments['domain_nouns']}|{fragments['work_nouns']})\b",
+        re.IGNORECASE,
+    )
+    domain_before = re.compile(
+        rf"(?<!\bher\s)(?<!\bhis\s)(?<!\btheir\s)(?<!\bown\s)"
+        rf"\b(?:{fragments['audience']})(?:'s|')?\s+"
+        rf"(?:(?:with|who\s+(?:have|has|are|were))\s+(?:an?\s+)?(?:[\w-]+\s+){{0,2}}"
+        rf"|(?:are|were|is)\s+(?:often|mostly|largely|mainly|usually)?\s*)?$",
+        re.IGNORECASE,
+    )
+    work_after = re.compile(
+        rf"\s+of\s+(?:the|a|an|its|our|this|that|these|those)?\s*(?:[\w'-]+\s+){{0,3}}?"
+        rf"(?:{fragments['work_nouns']})\b",
         re.IGNORECASE,
     )
     return ProtectedLexicon(
@@ -307,6 +488,8 @@ def _compile(
         tuple(ungated),
         domain_after,
         source.where,
+        domain_before,
+        work_after,
     )
 
 
@@ -329,7 +512,8 @@ def _compile_term(
             raise ValueError(f"{key} is not a valid regular expression ({exc})") from None
     pattern, before, after = patterns
     assert pattern is not None  # _term_problem checked it
-    return _Term(categories[str(term["category"])], pattern, before, after)
+    about = term.get("about") == "candidate"
+    return _Term(categories[str(term["category"])], pattern, before, after, about)
 
 
 def _expand(text: str, fragments: Mapping[str, str], key: str) -> str:
@@ -356,6 +540,8 @@ def _term_problem(term: Mapping[str, object], categories: Mapping[str, str]) -> 
             return f"{key!r} must be a string or a list of strings"
     if "gate" in term and not isinstance(term["gate"], str):
         return "'gate' must be a string of words"
+    if "about" in term and term["about"] not in _ABOUT:
+        return f"'about' must be {' or '.join(_ABOUT)}"
     return None
 
 
