@@ -135,3 +135,101 @@ def test_a_missing_file_is_one_sentence(tmp_path: Path) -> None:
     missing = r"^Cannot read the protected terms file \S*nope\.yaml \(No such file"
     with pytest.raises(ScreenevalError, match=missing):
         load_protected_terms(tmp_path / "nope.yaml")
+
+
+# --------------------------------------------------------------------------------------------
+# Phrases in context
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [
+        ("As a late-career engineer he may be slow to adapt.", "age"),
+        ("As a late career engineer he may be slow to adapt.", "age"),
+        ("She is a bit long in the tooth for this post.", "age"),
+        ("With the school run every morning she cannot do earlies.", "marital or family status"),
+        ("She stammers a little in meetings.", "disability or health"),
+        ("She mentioned a stammering problem.", "disability or health"),
+        ("He uses a screen reader, so pairing may be slow.", "disability or health"),
+        ("She would need a Skilled Worker visa to start.", "national origin or nationality"),
+        ("She will want every Eid off.", "religion"),
+        ("He lives on the Marshgate estate, a rough area.", "postcode or neighbourhood"),
+        ("She is due in March, so Q2 is at risk.", "pregnancy"),
+        ("Her girlfriend works at a competitor.", "sexual orientation"),
+    ],
+)
+def test_coded_phrases_are_found_with_their_variants(text: str, category: str) -> None:
+    assert category in _categories(text), find_protected(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "He dealt with the age of the legacy claims codebase.",
+        "She married the payroll and pension systems during the cutover.",
+        "She sold the parental leave policy tool to HR directors.",
+        "The release is due in March, after the audit.",
+        "He built a postcode lookup service for the council.",
+        "The server estate was patched within a week.",
+        "Each child suite inherits fixtures from a parent conftest.",
+        "Screen-reader checks for users with visual impairments.",
+        "Many of the customers are elderly, so the macros are slower.",
+        "Fault-finding on ageing conveyor systems.",
+        "We are expecting a 20% uplift from the launch.",
+    ],
+)
+def test_what_a_term_refers_to_is_read_from_both_sides(text: str) -> None:
+    assert find_protected(text) == [], find_protected(text)
+
+
+def test_a_match_inside_a_longer_one_of_its_category_is_one_finding() -> None:
+    findings = find_protected("Good, but at his age he may not want it.")
+    assert [(m.category, m.text) for m in findings] == [("age", "at his age")]
+    flags = rationale_flags(
+        RESUME, "leadership", 3, "Leadership is fine, but she is long in the tooth."
+    )
+    assert PROTECTED_ATTRIBUTE in flags
+
+
+PHRASES_FILE = """\
+categories:
+  caste: caste or descent
+phrases:
+  caste:
+    - upper caste|castes
+    - {phrase: [of low birth, from a low caste], about: candidate}
+  age:
+    - digital immigrant
+"""
+
+
+def test_a_project_file_adds_phrases_per_category(tmp_path: Path) -> None:
+    lexicon = load_protected_terms(_write(tmp_path, PHRASES_FILE))
+    assert _categories("He is from an upper caste family.", lexicon) == {"caste or descent"}
+    assert _categories("She is of low birth.", lexicon) == {"caste or descent"}
+    # about: candidate -- no person beside it, no reference
+    assert _categories("The novel is about a hero of low birth.", lexicon) == set()
+    assert "age" in _categories("A digital immigrant like him needs training.", lexicon)
+    assert "age" not in _categories("A digital immigrant like him needs training.")
+
+
+@pytest.mark.parametrize(
+    ("body", "line", "problem"),
+    [
+        ("phrases:\n  age:\n    - fine phrase\n    - 'bad [regex'\n", 4, "must be words"),
+        ("phrases:\n  nosuch:\n    - a phrase\n", 3, "is not one of"),
+        ("phrases:\n  age:\n    - {phrase: old hand, about: everyone}\n", 3, "'about' must be"),
+        ("phrases:\n  age:\n    - {phrase: old hand, colour: red}\n", 3, "unknown phrase key"),
+        ("phrases:\n  age: old hand\n", 2, "must be a list"),
+    ],
+)
+def test_a_bad_phrase_is_refused_with_its_file_and_line(
+    tmp_path: Path, body: str, line: int, problem: str
+) -> None:
+    path = _write(tmp_path, body)
+    with pytest.raises(ScreenevalError) as refused:
+        load_protected_terms(path, shown_as="terms.yaml")
+    message = str(refused.value)
+    assert message.startswith("Cannot use the protected terms in terms.yaml")
+    assert f"line {line}:" in message and problem in message, message

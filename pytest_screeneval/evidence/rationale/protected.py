@@ -98,8 +98,8 @@ class ProtectedLexicon:
     :func:`builtin_protected_terms` or :func:`load_protected_terms`."""
 
     terms: tuple[_Term, ...]
-    # gate prefixes by their first two letters, each with the index of its term
-    gates: Mapping[str, tuple[tuple[str, int], ...]]
+    # the terms each gate prefix lets through (a term is tried when a word starts with one)
+    gates: Mapping[str, tuple[int, ...]]
     ungated: tuple[int, ...]  # terms tried on every text
     domain_after: re.Pattern[str]
     source: str  # which files it came from, for messages
@@ -107,6 +107,7 @@ class ProtectedLexicon:
     domain_before: re.Pattern[str] | None = None
     # "... of the legacy codebase" after a term: it is about the work
     work_after: re.Pattern[str] | None = None
+    longest_gate: int = 0  # the longest gate prefix, in letters
 
 
 @dataclass(frozen=True)
@@ -190,10 +191,13 @@ def _beside_a_person(text: str, start: int, end: int) -> bool:
 def _candidate_terms(lexicon: ProtectedLexicon, text: str) -> list[int]:
     """Indexes of the terms whose gate words occur in the text, in lexicon order."""
     chosen: set[int] = set(lexicon.ungated)
+    gates = lexicon.gates
+    longest = lexicon.longest_gate
     for word in set(_WORDS.findall(text.lower())):
-        for prefix, number in lexicon.gates.get(word[:2], ()):
-            if word.startswith(prefix):
-                chosen.add(number)
+        for size in range(2, min(len(word), longest) + 1):
+            numbers = gates.get(word[:size])
+            if numbers:
+                chosen.update(numbers)
     return sorted(chosen)
 
 
@@ -398,19 +402,25 @@ def _phrase_pattern(phrase: str) -> tuple[str, str | None]:
     """A phrase's regular expression (its words joined by spaces or hyphens, each in its
     inflections, alternatives written a|b) and its gate: the first word's alternatives."""
     parts: list[str] = []
-    for word in phrase.lower().split():
+    for word in phrase.split():
         if word.startswith(("{", "(?:")):
             parts.append(f"(?:{word})")  # a fragment, or a group written as a pattern
         else:
-            parts.append("(?:" + "|".join(_inflections(a) for a in word.split("|")) + ")")
+            choices = word.lower().split("|")
+            parts.append("(?:" + "|".join(_inflections(choice) for choice in choices) + ")")
     pattern = r"\b" + r"[-\s]+".join(parts) + r"(?![\w])"
-    first_word = phrase.lower().split()[0]
-    if first_word.startswith(("{", "(?:")):
-        return pattern, None
-    prefixes = {_stable_prefix(a) for a in first_word.split("|")}
-    if any(len(prefix) < 2 for prefix in prefixes):
-        return pattern, None
-    return pattern, " ".join(sorted(prefixes))
+    # Every match holds one choice of each word: the gate is the word whose choices are the
+    # rarest (the longest shortest choice), so "her|his|their partner is" waits for "partner".
+    best: set[str] | None = None
+    for word in phrase.lower().split():
+        if word.startswith(("{", "(?:")):
+            continue
+        prefixes = {_stable_prefix(choice) for choice in word.split("|")}
+        if min(len(prefix) for prefix in prefixes) < 2:
+            continue
+        if best is None or min(map(len, prefixes)) >= min(map(len, best)):
+            best = prefixes
+    return pattern, " ".join(sorted(best)) if best else None
 
 
 def _keys(keys: frozenset[str]) -> str:
@@ -452,7 +462,7 @@ def _compile(
     fragments: Mapping[str, str],
 ) -> ProtectedLexicon:
     compiled: list[_Term] = []
-    gates: dict[str, list[tuple[str, int]]] = {}
+    gates: dict[str, list[int]] = {}
     ungated: list[int] = []
     for number, term in enumerate(terms):
         line = term.get(_LINE)
@@ -462,7 +472,7 @@ def _compile(
             if gate is None:
                 ungated.append(number)
             for prefix in _gate_words(gate, fragments) if isinstance(gate, str) else ():
-                gates.setdefault(prefix[:2], []).append((prefix, number))
+                gates.setdefault(prefix, []).append(number)
         except ValueError as exc:
             raise _refused(source.where, line, str(exc)) from None
     domain_after = re.compile(
@@ -490,6 +500,7 @@ def _compile(
         source.where,
         domain_before,
         work_after,
+        max((len(prefix) for prefix in gates), default=0),
     )
 
 
