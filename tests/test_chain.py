@@ -19,9 +19,10 @@ from hypothesis import strategies as st
 from pytest_screeneval.cli.main import main
 from pytest_screeneval.errors import GoldenSetError, StoreError
 from pytest_screeneval.golden.model import Expectation, canonical_json, sha256_text
-from pytest_screeneval.store import chain_queries, golden_chain
 from pytest_screeneval.store import schema as t
-from pytest_screeneval.store.chain import (
+from pytest_screeneval.store.chain import golden as golden_chain
+from pytest_screeneval.store.chain import queries as chain_queries
+from pytest_screeneval.store.chain.payloads import (
     CHAIN_KEY_ENV,
     GENESIS_HASH,
     RUN_FIELDS,

@@ -29,8 +29,8 @@ def verify_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def verify(args: argparse.Namespace) -> int:
-    from pytest_screeneval.store.anchor import head_problem, parse_expected_head
-    from pytest_screeneval.store.chain import CHAIN_KEY_ENV
+    from pytest_screeneval.store.chain.anchor import head_problem, parse_expected_head
+    from pytest_screeneval.store.chain.payloads import CHAIN_KEY_ENV
 
     with open_store(args, read_only=True) as store:
         expected = (
@@ -80,7 +80,7 @@ def anchor_arguments(parser: argparse.ArgumentParser) -> None:
 
 def anchor(args: argparse.Namespace) -> int:
     """Verify the chain, then export its head (HMAC-signed with SCREENEVAL_CHAIN_KEY)."""
-    from pytest_screeneval.store.anchor import make_anchor
+    from pytest_screeneval.store.chain.anchor import make_anchor
     from pytest_screeneval.store.database import utc_now
 
     with open_store(args, read_only=True) as store:

@@ -48,9 +48,9 @@ from pytest_screeneval.golden.model import (
     sha256_text,
 )
 from pytest_screeneval.scoring.protocol import ScorerIdentity
-from pytest_screeneval.store import chain_queries as store_chain
 from pytest_screeneval.store import schema as t
-from pytest_screeneval.store.chain import CHAIN_KEY_ENV, ChainReport
+from pytest_screeneval.store.chain import queries as store_chain
+from pytest_screeneval.store.chain.payloads import CHAIN_KEY_ENV, ChainReport
 from pytest_screeneval.store.connect import (
     DEFAULT_BUSY_TIMEOUT,
     DEFAULT_DB_FILENAME,

@@ -196,7 +196,7 @@ reviews = sa.Table(
 )
 
 # The audit chain (revision 0002): one entry per finished run, acceptance and review, each
-# hashing its record (and a run's score rows) with the previous entry's hash; see chain.py.
+# hashing its record (and a run's score rows) with the previous entry's hash; see chain/payloads.py.
 chain = sa.Table(
     "eval_chain",
     metadata,

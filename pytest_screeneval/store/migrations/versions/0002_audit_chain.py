@@ -18,9 +18,9 @@ from datetime import UTC, datetime
 import sqlalchemy as sa
 from alembic import op
 
-from pytest_screeneval.store.chain import ACCEPTANCE_FIELDS, REVIEW_FIELDS, SCORE_FIELDS
-from pytest_screeneval.store.chain import RUN_FIELDS_V1 as RUN_FIELDS
-from pytest_screeneval.store.chain_queries import ChainTables, backfill
+from pytest_screeneval.store.chain.payloads import ACCEPTANCE_FIELDS, REVIEW_FIELDS, SCORE_FIELDS
+from pytest_screeneval.store.chain.payloads import RUN_FIELDS_V1 as RUN_FIELDS
+from pytest_screeneval.store.chain.queries import ChainTables, backfill
 
 revision: str = "0002"
 down_revision: str | None = "0001"

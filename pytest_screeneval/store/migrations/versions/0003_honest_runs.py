@@ -25,8 +25,13 @@ from datetime import UTC, datetime
 import sqlalchemy as sa
 from alembic import op
 
-from pytest_screeneval.store.chain import ACCEPTANCE_FIELDS, REVIEW_FIELDS, RUN_FIELDS, SCORE_FIELDS
-from pytest_screeneval.store.chain_queries import ChainTables, GoldenTables, append_golden
+from pytest_screeneval.store.chain.payloads import (
+    ACCEPTANCE_FIELDS,
+    REVIEW_FIELDS,
+    RUN_FIELDS,
+    SCORE_FIELDS,
+)
+from pytest_screeneval.store.chain.queries import ChainTables, GoldenTables, append_golden
 
 revision: str = "0003"
 down_revision: str | None = "0002"

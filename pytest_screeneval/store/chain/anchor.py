@@ -25,7 +25,7 @@ from typing import Any
 
 from pytest_screeneval.errors import ScreenevalError
 from pytest_screeneval.golden.model import canonical_json
-from pytest_screeneval.store.chain import CHAIN_KEY_ENV, GENESIS_HASH, key_id
+from pytest_screeneval.store.chain.payloads import CHAIN_KEY_ENV, GENESIS_HASH, key_id
 
 __all__ = [
     "ANCHOR_FORMAT",

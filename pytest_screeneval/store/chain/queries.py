@@ -1,9 +1,9 @@
 """The audit chain's queries: append an entry in the writer's transaction, walk and verify it.
 
-The hashing is in :mod:`pytest_screeneval.store.chain`; this module reads the rows it hashes
-and writes ``eval_chain``. The tables come in as a :class:`ChainTables` so that the migration which
-introduced the chain (revision 0002) can backfill with its own snapshot of the tables, and keep
-working when later revisions change them.
+The hashing is in :mod:`pytest_screeneval.store.chain.payloads`; this module reads the rows it
+hashes and writes ``eval_chain``. The tables come in as a :class:`ChainTables` so that the
+migration which introduced the chain (revision 0002) can backfill with its own snapshot of the
+tables, and keep working when later revisions change them.
 
 Appends are serialised: on PostgreSQL by a transaction-scoped advisory lock taken just before the
 last entry is read, on SQLite by the writer's ``BEGIN IMMEDIATE``. The primary key on ``seq`` and
@@ -11,7 +11,7 @@ the unique ``prev_hash`` refuse a fork even if that lock were ever skipped.
 
 Golden-set changes are chained here too: :func:`golden_state` reads a digest of every golden row,
 :func:`append_golden` chains what a sync or a retirement changed, and :func:`verify` checks the
-rows against the chain with :func:`pytest_screeneval.store.golden_chain.check_golden`.
+rows against the chain with :func:`pytest_screeneval.store.chain.golden.check_golden`.
 """
 
 from __future__ import annotations
@@ -26,7 +26,14 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from pytest_screeneval.store import schema as t
-from pytest_screeneval.store.chain import (
+from pytest_screeneval.store.chain.golden import (
+    RowState,
+    check_golden,
+    golden_changes,
+    golden_record,
+    row_state,
+)
+from pytest_screeneval.store.chain.payloads import (
     CHAIN_FORMAT,
     FIELDS_BY_FORMAT,
     GENESIS_HASH,
@@ -40,13 +47,6 @@ from pytest_screeneval.store.chain import (
     new_entry,
     record_json,
     unchained_break,
-)
-from pytest_screeneval.store.golden_chain import (
-    RowState,
-    check_golden,
-    golden_changes,
-    golden_record,
-    row_state,
 )
 
 __all__ = [

@@ -5,7 +5,7 @@ entry whose hash covers a canonical copy of its record (a run's identity and sta
 acceptance's who/when/why, a review's movement and note), for a run also a digest of all its
 score rows, and the previous entry's hash. Every change to the golden set (case texts,
 expectations with their history, ratings, rubrics, variants, retirements) becomes a ``golden``
-entry holding a digest of each row it added or changed (see ``store/golden_chain.py``).
+entry holding a digest of each row it added or changed (see ``store/chain/golden.py``).
 Editing any of those rows afterwards, deleting or re-ordering entries, changes a hash that
 :func:`check_entries` recomputes from the current rows.
 
