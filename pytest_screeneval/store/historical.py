@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 import sqlalchemy as sa
 
 from pytest_screeneval.errors import StoreError
-from pytest_screeneval.store.chain import queries as store_chain
 from pytest_screeneval.store import schema as t
+from pytest_screeneval.store.chain import queries as store_chain
 from pytest_screeneval.store.connect import write_transaction
 
 if TYPE_CHECKING:
