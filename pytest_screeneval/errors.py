@@ -3,6 +3,10 @@
 Every error a user can cause (bad YAML, a changed frozen case, an unreachable database, a scorer
 that misbehaves) is raised as a :class:`ScreenevalError`. The plugin and the CLI print its message
 alone, never a traceback.
+
+The message is exception text that reaches the terminal, JUnit and the store: ``str()`` of every
+one of these passes the boundary (no known secret, no URL password, no control character), so
+no path that prints or records an error can skip it.
 """
 
 from __future__ import annotations
@@ -12,6 +16,11 @@ __all__ = ["GoldenSetError", "ScreenevalError", "StoreError"]
 
 class ScreenevalError(Exception):
     """An error caused by the user's input or environment, worded for them."""
+
+    def __str__(self) -> str:
+        from pytest_screeneval.boundary.terminal import terminal_safe
+
+        return terminal_safe(super().__str__())
 
 
 class GoldenSetError(ScreenevalError):

@@ -8,6 +8,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from pytest_screeneval.boundary.secrets import remember, url_secrets
+from pytest_screeneval.boundary.terminal import terminal_safe
 from pytest_screeneval.cli.locate import DB_ENV, store_url
 from pytest_screeneval.settings.validators import positive_int
 
@@ -39,8 +41,13 @@ class Command:
 
 def resolve_db_url(args: argparse.Namespace) -> str:
     """The store by pytest's rule (``cli.locate``): --db, the ini's ``screeneval_db``,
-    $SCREENEVAL_DB, else the default SQLite file under pytest's rootdir."""
-    return store_url(getattr(args, "db", None))
+    $SCREENEVAL_DB, else the default SQLite file under pytest's rootdir. Its password, and the
+    API key in the environment, are secrets every line printed from here on is redacted of."""
+    from pytest_screeneval.scoring.redact import scorer_secrets
+
+    url = store_url(getattr(args, "db", None))
+    remember(*url_secrets(url), *scorer_secrets(None))
+    return url
 
 
 def open_store(args: argparse.Namespace, *, create: bool = False, read_only: bool = False) -> Store:
@@ -51,7 +58,9 @@ def open_store(args: argparse.Namespace, *, create: bool = False, read_only: boo
 
 
 def out(line: str = "") -> None:
-    print(line, file=sys.stdout)
+    """Print one line: stored text (notes, names, server errors) must not drive the terminal
+    or show a secret."""
+    print(terminal_safe(line), file=sys.stdout)
 
 
 def when(timestamp: str | None) -> str:

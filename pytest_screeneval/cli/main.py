@@ -140,7 +140,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.handler(args))
     except ScreenevalError as exc:
-        print(f"screeneval: {exc}", file=sys.stderr)
+        print(f"screeneval: {exc}", file=sys.stderr)  # str() of the error is terminal-safe
         return 1
     except KeyboardInterrupt:
         print("screeneval: interrupted", file=sys.stderr)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_screeneval.boundary.terminal import terminal_safe
 from pytest_screeneval.errors import ScreenevalError
 from pytest_screeneval.plugin import gc_policy
 from pytest_screeneval.plugin.completeness import Completeness
@@ -187,7 +188,7 @@ def pytest_configure(config: pytest.Config) -> None:
     try:
         settings = settings_from(_option_getter(config))
     except SettingError as exc:
-        raise pytest.UsageError(str(exc)) from None
+        raise pytest.UsageError(terminal_safe(str(exc))) from None
     accepted_by = config.getoption("screeneval_accepted_by")
     if config.getoption("screeneval_accept") and not (accepted_by or "").strip():
         # refused now, not after the whole run has been scored
@@ -223,8 +224,9 @@ def pytest_configure(config: pytest.Config) -> None:
         session.open()
         session.prepare_scorer()
     except ScreenevalError as exc:
+        message = str(exc)  # redacted while the session still knows its secrets
         session.close()
-        raise pytest.UsageError(str(exc)) from None
+        raise pytest.UsageError(terminal_safe(message)) from None
     config.stash[SESSION_KEY] = session
     from pytest_screeneval.plugin.outcomes import OutcomeCollector
 
@@ -244,7 +246,7 @@ def pytest_configure(config: pytest.Config) -> None:
         try:
             session.begin_run(_selection(config))
         except ScreenevalError as exc:
-            raise pytest.UsageError(str(exc)) from None
+            raise pytest.UsageError(terminal_safe(str(exc))) from None
         config.pluginmanager.register(
             ControllerPlugin(session, completeness), "screeneval-controller"
         )
@@ -352,7 +354,7 @@ def pytest_runtestloop(session: pytest.Session) -> Iterator[None]:
     except ScreenevalError as exc:
         screeneval.start_error = str(exc)
         _close_interrupted(screeneval)
-        raise pytest.UsageError(str(exc)) from None
+        raise pytest.UsageError(terminal_safe(str(exc))) from None
     except BaseException:
         _close_interrupted(screeneval)
         raise
@@ -385,7 +387,7 @@ def _stop_on_runner_error(screeneval: ScreenevalSession) -> None:
     with contextlib.suppress(ScreenevalError):
         screeneval.drain(stopped=True)
     _close_interrupted(screeneval)
-    raise pytest.UsageError(fatal) from None
+    raise pytest.UsageError(terminal_safe(fatal)) from None
 
 
 def _close_interrupted(screeneval: ScreenevalSession) -> None:
@@ -507,7 +509,6 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     screeneval = session_of(config)
     if screeneval is None:
         return
-    from pytest_screeneval.report.escape import terminal_safe
     from pytest_screeneval.report.terminal import render
 
     if screeneval.summary is None:

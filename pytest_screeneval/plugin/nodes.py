@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_screeneval.boundary.terminal import terminal_safe
 from pytest_screeneval.errors import ScreenevalError, StoreError
 from pytest_screeneval.golden.model import DECISION, ItemKind
 from pytest_screeneval.plugin.completeness import WRITE_ERROR_PROPERTY
@@ -112,11 +113,19 @@ class CaseNode(ScreenevalCollector):
                 )
 
 
-class ScreenevalFailure(Exception):
+class _SafeText(Exception):
+    """Its text passes the boundary however pytest reads it (``str()`` for the JUnit message,
+    ``repr_failure`` for the terminal): a rationale is scorer text."""
+
+    def __str__(self) -> str:
+        return terminal_safe(super().__str__())
+
+
+class ScreenevalFailure(_SafeText):
     """An item failed; the message is the readable block pytest shows."""
 
 
-class ScorerFault(Exception):
+class ScorerFault(_SafeText):
     """An item failed because the scorer did not answer as asked: not a ScreenevalFailure, so
     an xfail marker (which expects only ScreenevalFailure) reports it as a failure."""
 
@@ -178,17 +187,16 @@ class ScreenevalItem(pytest.Item):
         else:
             verdict = screeneval.perturbation_verdict(self.case.id, self.target)
         self.user_properties.extend(
-            (f"screeneval.{name}", value) for name, value in verdict.properties
+            (f"screeneval.{name}", terminal_safe(value) if isinstance(value, str) else value)
+            for name, value in verdict.properties
         )
         for note in verdict.notes:
-            self.add_report_section("call", "screeneval", note)
+            self.add_report_section("call", "screeneval", terminal_safe(note))
         if not verdict.passed:
             raise (ScorerFault if verdict.scorer_fault else ScreenevalFailure)(verdict.block)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, ScreenevalFailure | ScorerFault | ScreenevalError):
-            from pytest_screeneval.report.escape import terminal_safe
-
             # a rationale is scorer text: "\x1b[2K\r... PASSED" in it must not fake a line
             return terminal_safe(str(excinfo.value))
         return super().repr_failure(excinfo, style)

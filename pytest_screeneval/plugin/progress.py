@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
+from pytest_screeneval.boundary.terminal import terminal_safe
+
 if TYPE_CHECKING:
     from pytest_screeneval.session.core import ScreenevalSession
 
@@ -29,14 +31,18 @@ class Progress:
             return
         self.last = now
         self.reporter.ensure_newline()
-        self.reporter.write_line(
+        self._write(
             f"screeneval: scored {scored}/{total} inputs, {in_flight} in flight, "
             f"{len(self.screeneval.ran_needs)} items done ({now - self.started:.1f} s)"
         )
 
+    def _write(self, line: str) -> None:
+        # a scorer's name and model id are its own text: they must not drive the terminal
+        self.reporter.write_line(terminal_safe(line))
+
     def announce(self, line: str) -> None:
         if self.reporter is not None:
-            self.reporter.write_line(line)
+            self._write(line)
 
     def done(self, screeneval: ScreenevalSession) -> None:
         runner = screeneval.runner
@@ -44,7 +50,7 @@ class Progress:
             self(runner.finished, runner.submitted, runner.in_flight, force=True)
         if self.reporter is not None and screeneval.scorer is not None:
             identity = screeneval.scorer.identity
-            self.reporter.write_line(
+            self._write(
                 f"screeneval: run {screeneval.run_id}, scorer {identity.name} "
                 f"({identity.model_id}), {screeneval.scored_inputs} inputs scored in "
                 f"{time.monotonic() - self.started:.1f} s"

@@ -137,8 +137,12 @@ def build_audit(
 
 
 def write_audit_json(document: Mapping[str, Any], path: Path) -> None:
+    from pytest_screeneval.boundary.documents import safe_document
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    # the run's config and rows as stored: a run stored before redaction still leaks nothing
+    text = json.dumps(safe_document(document), indent=2, ensure_ascii=False)
+    path.write_text(text + "\n", encoding="utf-8")
 
 
 # --------------------------------------------------------------------------------------------

@@ -77,5 +77,8 @@ def write_json(
     """Write the summary document; ``extra`` adds what only the run's close knows (what a
     partial run is missing, the audit chain's head after the run)."""
     document = summary_document(summary, session) | dict(extra or {})
+    from pytest_screeneval.boundary.documents import safe_document
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(document, indent=2, default=str) + "\n", encoding="utf-8")
+    text = json.dumps(safe_document(document), indent=2, default=str)
+    path.write_text(text + "\n", encoding="utf-8")

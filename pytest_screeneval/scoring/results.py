@@ -4,15 +4,21 @@ Pure module (no event loop, no threads): the runner (``scoring.runner``) sends t
 turns each answer, or what the scorer raised, into a ``JobResult``. A refusal, an unparseable
 answer, a missing or unknown criterion, or a score off the scale is an error recorded on the row
 with the scorer's raw reason: never retried here, never replaced by a default.
+
+:func:`result_of` is also the boundary for scorer text: every result it returns has passed
+:func:`safe_result` (no lone surrogate, NUL or control character, every text bounded, no known
+secret), so the store, the reports and the terminal only ever see an answer made safe once.
 """
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from pytest_screeneval.boundary.numbers import is_finite_number
+from pytest_screeneval.boundary.secrets import redact
+from pytest_screeneval.boundary.text import MAX_ANSWER_CHARS, bounded, clean_text, nfc
 from pytest_screeneval.golden.model import Rubric
 from pytest_screeneval.scoring.protocol import (
     CriterionScore,
@@ -22,7 +28,18 @@ from pytest_screeneval.scoring.protocol import (
     errors_with_raw,
 )
 
-__all__ = ["JobResult", "ScoringJob", "result_of", "validate_scores"]
+__all__ = [
+    "MAX_EVIDENCE_QUOTES",
+    "JobResult",
+    "ScoringJob",
+    "result_of",
+    "safe_result",
+    "safe_text",
+    "validate_scores",
+]
+
+# quotes kept per criterion: an answer with a million quotes is still one answer
+MAX_EVIDENCE_QUOTES = 50
 
 
 @dataclass(frozen=True)
@@ -73,6 +90,10 @@ def validate_scores(
     for item in answer:
         if not isinstance(item, CriterionScore):
             return {}, {"*": f"the scorer returned a {type(item).__name__}, not a CriterionScore"}
+        if not isinstance(item.criterion, str):
+            return {}, {"*": f"the scorer returned a criterion {item.criterion!r}, not a name"}
+        if item.criterion not in names and nfc(item.criterion) in names:
+            item = replace(item, criterion=nfc(item.criterion))
         if item.criterion not in names:
             return {}, {"*": f"the scorer returned an unknown criterion {item.criterion!r}"}
         if item.criterion in usable or item.criterion in errors:
@@ -104,9 +125,7 @@ def _is_confidence(value: object) -> bool:
     """None (not given) or a finite number from 0 to 1."""
     if value is None:
         return True
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return False
-    return math.isfinite(value) and 0 <= value <= 1
+    return is_finite_number(value) and 0 <= value <= 1  # type: ignore[operator]
 
 
 def result_of(
@@ -118,11 +137,80 @@ def result_of(
     started: float,
     timeout: float,
 ) -> JobResult:
-    """The result of one call from the scorer's answer, or from what it raised.
+    """The result of one call from the scorer's answer, or from what it raised, made safe
+    (:func:`safe_result`).
 
     Raises ScorerUnavailable (the scorer cannot work at all: the session stops the run with its
     sentence), ScorerInterrupted, and anything that is not an ``Exception`` (SystemExit).
     """
+    try:
+        result = _result_of(
+            job, rubric, answer=answer, error=error, started=started, timeout=timeout
+        )
+    except Exception as fault:
+        if fault is error or isinstance(fault, ScorerUnavailable):
+            raise
+        # an answer of a shape no check foresaw is still that call's error, not a traceback
+        result = JobResult(
+            job,
+            (),
+            {"*": f"the scorer's answer could not be read ({type(fault).__name__}: {fault})"},
+            _ms(started),
+        )
+    return safe_result(result)
+
+
+def safe_text(text: object, limit: int = MAX_ANSWER_CHARS) -> str:
+    """One text from a scorer or a server as it may be stored and shown: text, cleaned of what
+    no backend or terminal takes, bounded, without a known secret."""
+    return redact(bounded(clean_text(text if isinstance(text, str) else str(text)), limit))
+
+
+def _safe_count(value: object) -> int:
+    """A count from a scorer (attempts, tokens): a whole number of at least 0, else 0."""
+    return value if is_finite_number(value) and isinstance(value, int) and value >= 0 else 0
+
+
+def safe_result(result: JobResult) -> JobResult:
+    """The result with every text it carries made safe (:func:`safe_text`) and every count a
+    whole number: the one gate between a scorer and the store, the reports and the terminal."""
+
+    def clean(score: CriterionScore) -> CriterionScore:
+        evidence = score.evidence if isinstance(score.evidence, tuple | list) else ()
+        return replace(
+            score,
+            rationale=safe_text(score.rationale),
+            evidence=tuple(safe_text(quote) for quote in evidence[:MAX_EVIDENCE_QUOTES]),
+        )
+
+    served = result.served_model
+    by_criterion = {key: clean(score) for key, score in result.by_criterion.items()}
+    return replace(
+        result,
+        scores=tuple(by_criterion.get(s.criterion) or clean(s) for s in result.scores),
+        errors={
+            safe_text(key, 200): safe_text(reason)
+            for key, reason in result.errors.items()
+            if reason is not None
+        },
+        raw=safe_text(result.raw),
+        served_model=None if served is None else safe_text(served, 200),
+        attempts=max(1, _safe_count(result.attempts)),
+        prompt_tokens=_safe_count(result.prompt_tokens),
+        completion_tokens=_safe_count(result.completion_tokens),
+        by_criterion=by_criterion,
+    )
+
+
+def _result_of(
+    job: ScoringJob,
+    rubric: Rubric,
+    *,
+    answer: object,
+    error: BaseException | None,
+    started: float,
+    timeout: float,
+) -> JobResult:
     if error is not None:
         if isinstance(error, ScorerUnavailable) or not isinstance(error, Exception):
             raise error
@@ -152,7 +240,10 @@ def result_of(
         )
     outcome = answer if isinstance(answer, ScoreOutcome) else ScoreOutcome(scores=answer)  # type: ignore[arg-type]
     usable, errors = validate_scores(outcome.scores, rubric)
-    errors.update(outcome.errors)  # the scorer's own reason for each criterion it could not score
+    # the scorer's own reason for each criterion it could not score
+    errors.update(
+        {str(key): str(reason) for key, reason in dict(outcome.errors or {}).items() if reason}
+    )
     return JobResult(
         job,
         tuple(usable.values()),

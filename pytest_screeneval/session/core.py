@@ -23,6 +23,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pytest_screeneval.boundary.documents import safe_document
+from pytest_screeneval.boundary.secrets import forget, remember, url_secrets
 from pytest_screeneval.errors import ScreenevalError
 from pytest_screeneval.evidence.gate_status import GateStatus
 from pytest_screeneval.evidence.verdicts import with_served_model_fault
@@ -37,6 +39,7 @@ from pytest_screeneval.golden.model import (
     Variants,
 )
 from pytest_screeneval.scoring.protocol import Scorer, prepare_scorer
+from pytest_screeneval.scoring.redact import scorer_secrets
 from pytest_screeneval.scoring.results import JobResult, ScoringJob
 from pytest_screeneval.scoring.runner import Runner, load_scorer_factory
 from pytest_screeneval.session.baseline_confirm import BaselineConfirmation
@@ -78,6 +81,9 @@ class ScreenevalSession:
         self.db_url = (
             db_url or settings.db or os.environ.get("SCREENEVAL_DB") or default_url(rootdir)
         )
+        # every sink redacts these from here on: the store's password, the API key in the
+        # environment (whichever scorer reads it); the scorer's own once it is made
+        self._secrets = remember(*url_secrets(self.db_url), *scorer_secrets(None))
         self.scorer_override = scorer_override
         self.reuse = reuse
         self.notes = notes
@@ -181,6 +187,11 @@ class ScreenevalSession:
     # ---------------------------------------------------------------- the scorer
 
     def _resolve_scorer(self) -> Scorer:
+        scorer = self._make_scorer()
+        self._secrets += remember(*scorer_secrets(scorer))
+        return scorer
+
+    def _make_scorer(self) -> Scorer:
         if self.scorer_override is not None:
             scorer = self.scorer_override(self.rubric)
             if scorer is not None:
@@ -354,9 +365,12 @@ class ScreenevalSession:
             notes=self.notes,
             baseline_run_id=self.baseline.record.run_id if self.baseline.record else None,
             selection=selection,
-            config=dict(vars(self.settings))
-            | {"cases_selected": cases_selected}
-            | ({"plan": self.plan.as_dict()} if self.plan is not None else {}),
+            # stored and chained: URLs masked, no secret (the store's password was in `db`)
+            config=safe_document(
+                dict(vars(self.settings))
+                | {"cases_selected": cases_selected}
+                | ({"plan": self.plan.as_dict()} if self.plan is not None else {})
+            ),
         )
 
     def _runner(self, *, paused: bool = False) -> Runner:
@@ -610,6 +624,8 @@ class ScreenevalSession:
         self.run.finish(status, self.scores.served(), verdict)
 
     def close(self) -> None:
+        forget(self._secrets)
+        self._secrets = ()
         if self.drawer is not None:
             self.drawer.close()
         if hasattr(self, "judge"):  # not when the store would not open

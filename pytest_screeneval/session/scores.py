@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 from pytest_screeneval.golden.model import ORIGINAL, ItemKind, sha256_text
 from pytest_screeneval.probes.counterfactual import case_variants, variant_key
 from pytest_screeneval.scoring.protocol import CriterionScore
-from pytest_screeneval.scoring.redact import Redactor, scorer_secrets
 from pytest_screeneval.scoring.results import JobResult, ScoringJob
 from pytest_screeneval.scoring.runner import URGENT, Runner
 
@@ -48,7 +47,7 @@ class _Entry:
     future: concurrent.futures.Future[JobResult]
     twins: list[ScoringJob] = field(default_factory=list)
     recorded: bool = False
-    stored: JobResult | None = None  # the (redacted) answer whose rows went to the store early
+    stored: JobResult | None = None  # the answer whose rows went to the store early
     stored_twins: int = 0  # of the twins, how many had their rows stored with it
 
 
@@ -80,7 +79,6 @@ class Scores:
         self.variants = variants
         self.warn = warn
         self.scorer: Scorer | None = None
-        self._redactor: Redactor | None = None  # built from the scorer at its first result
         self.runner: Runner | None = None
         self.progress: Callable[[int, int, int], None] | None = None  # scored, total, in flight
         self.on_wait: Callable[[], None] | None = None  # called while a wait goes on (drawing)
@@ -252,7 +250,7 @@ class Scores:
                 future = entry.future
                 if not future.done() or future.cancelled() or future.exception() is not None:
                     break  # in queue order: later answers wait for the next settle
-                result = self._redacted(future.result())
+                result = future.result()  # made safe by result_of
                 entry.stored, entry.stored_twins = result, len(entry.twins)
                 for copy in self._copies(result, entry.twins):
                     self.run.queue(copy)
@@ -295,27 +293,6 @@ class Scores:
         self._by_case.clear()
         self.run.flush(force=True)
 
-    def _redacted(self, result: JobResult) -> JobResult:
-        """The result with the scorer's secrets (its API key) out of every text it carries, so
-        no row, report or terminal line holds them."""
-        if self._redactor is None:
-            self._redactor = Redactor(scorer_secrets(self.scorer))
-        redact = self._redactor
-        if not redact.secrets:
-            return result
-
-        def clean(score: CriterionScore) -> CriterionScore:
-            evidence = tuple(redact(quote) for quote in score.evidence)
-            return replace(score, rationale=redact(score.rationale), evidence=evidence)
-
-        return replace(
-            result,
-            scores=[clean(score) for score in result.scores],
-            errors={key: redact(reason) for key, reason in result.errors.items()},
-            raw=redact(result.raw),
-            by_criterion={key: clean(score) for key, score in result.by_criterion.items()},
-        )
-
     def _copies(self, result: JobResult, twins: Sequence[ScoringJob]) -> list[JobResult]:
         """The answer for its job, then one for each twin: a twin shares the answer, not the
         call, so its rows carry no tokens of their own."""
@@ -332,11 +309,9 @@ class Scores:
     ) -> None:
         """Give the answer to the run: results, the cache, and its rows for the store.
 
-        ``stored``: the answer is already redacted and its rows (with that many twins) were
+        ``stored``: the answer's rows (with that many twins) were
         stored early (``_store_answered``); only twins queued since get rows now.
         """
-        if stored is None:
-            result = self._redacted(result)
         for index, copy in enumerate(self._copies(result, twins)):
             target = copy.job
             self.results[(target.case_id, target.variant_key, target.repeat_index)] = copy

@@ -20,6 +20,7 @@ from sqlalchemy import event
 from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlalchemy.pool import StaticPool
 
+from pytest_screeneval.boundary.secrets import mask_urls
 from pytest_screeneval.errors import StoreError
 
 __all__ = [
@@ -50,12 +51,14 @@ def default_url(rootdir: Path) -> str:
 
 
 def mask_url(url: str) -> str:
-    """The URL with its password replaced by ``***``, safe to print in messages and reports."""
+    """The URL with its password replaced by ``***``, safe to print in messages and reports:
+    the userinfo's, and a ``?password=`` query parameter's, which SQLAlchemy leaves as is."""
     try:
-        return make_url(url).render_as_string(hide_password=True)
+        rendered = make_url(url).render_as_string(hide_password=True)
     except Exception:
         # not a URL SQLAlchemy can parse: still never print what looks like a password
-        return re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", url)
+        rendered = url
+    return mask_urls(rendered)
 
 
 def parse_url(url: str) -> URL:
@@ -88,7 +91,7 @@ def sqlite_path(parsed: URL) -> Path | None:
 def describe(parsed: URL) -> str:
     """How messages name a store: the SQLite file, or the masked URL."""
     path = sqlite_path(parsed) if parsed.get_backend_name() == "sqlite" else None
-    return str(path) if path is not None else parsed.render_as_string(hide_password=True)
+    return str(path) if path is not None else mask_url(parsed.render_as_string(hide_password=False))
 
 
 def make_engine(

@@ -102,5 +102,8 @@ def render_html(document: Doc) -> str:
 
 
 def write_html(document: Doc, path: Path) -> None:
+    from pytest_screeneval.boundary.documents import safe_document
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_html(document), encoding="utf-8")
+    # made safe before rendering: the page escapes what it shows, the document carries no secret
+    path.write_text(render_html(safe_document(document)), encoding="utf-8")
