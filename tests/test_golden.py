@@ -4,6 +4,7 @@ and the YAML writer's round trip. Every person, rater and employer here is inven
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import re
 import statistics
 from collections.abc import Callable
@@ -13,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from pytest_screeneval.boundary.text import nfc
 from pytest_screeneval.errors import GoldenSetError
 from pytest_screeneval.golden.load import (
     find_pii,
@@ -435,10 +437,15 @@ def test_write_refuses_a_label_that_is_not_a_folder_name() -> None:
 
 
 _ID = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9._-]{0,15}", fullmatch=True)
-_TEXT = st.text(max_size=40)
-_NONBLANK = st.text(min_size=1, max_size=40).filter(lambda s: s.strip() != "")
-_DATE = st.one_of(st.dates().map(lambda d: d.isoformat()), _NONBLANK)
-# set_at must be an ISO date; retired_at stays free text
+# what a case file may hold: no control character or lone surrogate (the loader refuses them)
+_CHARS = st.characters(blacklist_categories=("Cc", "Cs"))
+_TEXT = st.text(_CHARS, max_size=40)
+_NONBLANK = st.text(_CHARS, min_size=1, max_size=40).filter(lambda s: s.strip() != "")
+# names (raters, demographics, slices, attribute values) are loaded in NFC
+_NAME = _NONBLANK.map(nfc)
+# a retirement date is an ISO date, today or before
+_DATE = st.dates(max_value=datetime.date(2026, 1, 1)).map(lambda d: d.isoformat())
+# set_at must be an ISO date
 _SET_AT = st.one_of(
     st.dates().map(lambda d: d.isoformat()), st.datetimes().map(lambda d: d.isoformat())
 )
@@ -451,7 +458,7 @@ _CRITERIA = RUBRIC.criterion_names
 @st.composite
 def cases(draw: st.DrawFn) -> Case:
     lines = draw(st.lists(_TEXT, min_size=1, max_size=6))
-    needle = draw(_NONBLANK)
+    needle = draw(_NAME)
     anchor = draw(_NONBLANK)
     position = draw(st.integers(0, len(lines)))
     lines[position:position] = [needle, anchor]
@@ -460,7 +467,11 @@ def cases(draw: st.DrawFn) -> Case:
     set_by = draw(_NONBLANK)
     expected = {name: Expectation(name, draw(_SCORE), set_by, draw(_SET_AT)) for name in _CRITERIA}
     rated = draw(st.lists(st.sampled_from(_CRITERIA), unique=True))
-    ratings = {name: draw(st.dictionaries(_TEXT, _SCORE, min_size=1, max_size=3)) for name in rated}
+    # rater names: not blank, and one rater once (without regard to case)
+    raters = st.dictionaries(_NAME, _SCORE, min_size=1, max_size=3).filter(
+        lambda found: len({name.casefold() for name in found}) == len(found)
+    )
+    ratings = {name: draw(raters) for name in rated}
     gap_value = draw(st.sampled_from([None, needle]))
     xfail_keys = draw(st.lists(st.sampled_from([*_CRITERIA, "all", "decision"]), unique=True))
     return Case(
@@ -469,10 +480,10 @@ def cases(draw: st.DrawFn) -> Case:
         rubric=RUBRIC.id,
         input_text=text,
         expected=expected,
-        slices=tuple(draw(st.lists(st.text(min_size=1, max_size=12), max_size=3))),
+        slices=tuple(draw(st.lists(st.text(_CHARS, min_size=1, max_size=12).map(nfc), max_size=3))),
         ratings=ratings,
         attributes={"name": needle, "gap": GapPlacement(gap_value, anchor)},
-        demographics=draw(st.dictionaries(_TEXT, _TEXT, max_size=3)),
+        demographics=draw(st.dictionaries(_NAME, _TEXT.map(nfc), max_size=3)),
         xfail={key: draw(_NONBLANK) for key in xfail_keys},
         retired_at=draw(st.one_of(st.none(), _DATE)),
         source=draw(_TEXT),

@@ -9,8 +9,8 @@ What is unsafe is the same for every entry and every store backend:
   rationale and can drive a terminal that later shows it.
 
 :func:`clean_text` replaces each of them by U+FFFD (the replacement character), so an answer is
-kept, on either backend, and shows where something was removed; tab, newline and carriage
-return stay. :func:`unsafe_character` names the first one, for the readers that refuse instead
+kept, on either backend, and shows where something was removed; tab, newline, carriage
+return and NEL (line breaks) stay. :func:`unsafe_character` names the first one, for the readers that refuse instead
 (a case file is a person's text: it is corrected, not rewritten). :func:`bounded` cuts a text over
 a limit and says so in the text itself, so the flag travels with it into the store and every
 report. :func:`nfc` is the one normalisation of names (ids, criteria, attribute values): "José"
@@ -34,8 +34,9 @@ __all__ = [
 ]
 
 REPLACEMENT = "\ufffd"
-# C0 controls but tab, newline and carriage return; DEL and the C1 controls; lone surrogates
-_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
+# C0 controls but tab, newline and carriage return; DEL and the C1 controls but NEL (U+0085, a
+# line break to YAML and Unicode, kept like a newline); lone surrogates
+_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff]")
 # A rationale, an error or a raw answer longer than this is cut: a model's rationale is rarely a
 # thousand characters, and a 10 MB one was stored, shown and checked as is.
 MAX_ANSWER_CHARS = 20_000
@@ -45,7 +46,7 @@ _CUT = re.compile(r" \[cut at [\d,]+ of [\d,]+ characters\]\Z")
 
 def clean_text(text: str) -> str:
     """``text`` with every lone surrogate, NUL and control character (but tab, newline and
-    carriage return) replaced by U+FFFD."""
+    carriage return, and NEL) replaced by U+FFFD."""
     if _UNSAFE.search(text) is None:
         return text  # the common case, no copy
     return _UNSAFE.sub(REPLACEMENT, text)

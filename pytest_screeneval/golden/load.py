@@ -2,6 +2,14 @@
 
 Pure module: no pytest, no database. Every rule is checked with an error that names the file and
 the line, so a user can go straight to the mistake.
+
+The YAML read is bounded: a file over :data:`MAX_FILE_BYTES`, nesting deeper than
+:data:`MAX_DEPTH` and YAML anchors and aliases are refused before anything is built (a 1.3 KB
+case whose aliases multiply to billions of nodes hung the load), and every string passes the
+text gate (:mod:`pytest_screeneval.boundary.text`): a NUL, a control character or a lone
+surrogate written as an escape is refused with its line. Numbers are finite, names (ids,
+criteria, raters, attributes and their values, demographics and group labels) are NFC, and
+what a name must be unique among is judged without regard to case.
 """
 
 from __future__ import annotations
@@ -9,12 +17,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from pytest_screeneval.boundary.numbers import is_finite_number
+from pytest_screeneval.boundary.text import nfc, unsafe_character
 from pytest_screeneval.errors import GoldenSetError
 from pytest_screeneval.golden.model import (
     ALL_CRITERIA,
@@ -38,16 +48,21 @@ from pytest_screeneval.golden.pii import find_pii
 __all__ = [
     "DEFAULT_LIMITS",
     "ITEM_KINDS",
+    "MAX_DEPTH",
+    "MAX_FILE_BYTES",
     "MAX_LABEL_CHARS",
     "PERTURBATION_KEYWORDS",
     "SizeLimits",
+    "case_id_key",
     "check_attributes_used",
+    "duplicate_id_phrase",
     "find_pii",
     "item_keywords",
     "load_case_file",
     "load_golden_set",
     "load_rubric",
     "load_variants",
+    "today_utc",
 ]
 
 # --------------------------------------------------------------------------------------------
@@ -94,8 +109,47 @@ def _construct_timestamp_as_text(loader: _LineLoader, node: yaml.ScalarNode) -> 
     return str(loader.construct_scalar(node))
 
 
+def _construct_text(loader: _LineLoader, node: yaml.ScalarNode) -> str:
+    # A "\0" or "\x1b" escape in a quoted string is the only way such a character gets in (the
+    # YAML reader refuses them raw): refused here, where the line is known.
+    value = str(loader.construct_scalar(node))
+    problem = unsafe_character(value)
+    if problem is not None:
+        raise _YamlProblem(
+            node.start_mark.line + 1,
+            f"the text holds {problem}, which no report or store keeps as written; remove it",
+        )
+    return value
+
+
 _LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 _LineLoader.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp_as_text)
+_LineLoader.add_constructor("tag:yaml.org,2002:str", _construct_text)
+
+# A golden-set file is a few kilobytes: these bounds are far above any real one and keep a
+# hostile or broken one from hanging the load.
+MAX_FILE_BYTES = 5_000_000
+MAX_DEPTH = 32
+
+
+def _check_bounded(text: str) -> None:
+    """Refuse anchors and aliases, and nesting deeper than MAX_DEPTH, from the parser's events
+    alone (no nodes are built): what is left can only be as large as the file."""
+    depth = 0
+    for event in yaml.parse(text, Loader=_SafeLoaderBase):
+        line = event.start_mark.line + 1 if event.start_mark is not None else 1
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+            raise _YamlProblem(
+                line,
+                "YAML anchors and aliases (&name, *name) are not allowed in a golden set "
+                "file; write each value out",
+            )
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise _YamlProblem(line, f"the YAML is nested more than {MAX_DEPTH} deep")
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
 
 
 class _YamlProblem(Exception):
@@ -107,6 +161,12 @@ class _YamlProblem(Exception):
 
 def _read_yaml(path: Path, shown: str) -> Any:
     try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise GoldenSetError(
+                f"{shown}: the file has {size:,} bytes, more than the {MAX_FILE_BYTES:,} a "
+                "golden set file may have."
+            )
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise GoldenSetError(
@@ -115,7 +175,11 @@ def _read_yaml(path: Path, shown: str) -> Any:
     except OSError as exc:
         raise GoldenSetError(f"{shown}: cannot be read ({exc.strerror}).") from None
     try:
+        if "&" in text or "*" in text or "[" in text or "{" in text:
+            _check_bounded(text)  # block-style nesting is bounded by the indentation it costs
         return yaml.load(text, Loader=_LineLoader)
+    except RecursionError:
+        raise GoldenSetError(f"{shown}: the YAML is nested too deeply to read.") from None
     except _YamlProblem as exc:
         raise GoldenSetError(f"{shown}, line {exc.line}: {exc.message}.") from None
     except yaml.MarkedYAMLError as exc:
@@ -184,6 +248,9 @@ class _Fields:
         value = self.data[key]
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise self.fail(f"{key!r} must be a number, got {value!r}", key)
+        if not is_finite_number(value):
+            # NaN compares false with every limit: a weight of .nan made every overall score NaN
+            raise self.fail(f"{key!r} must be a finite number, got {value!r}", key)
         return float(value)
 
     def integer(self, key: str) -> int:
@@ -217,6 +284,20 @@ class SizeLimits:
 DEFAULT_LIMITS = SizeLimits()
 
 
+def today_utc() -> date:
+    """Today's date in UTC: what a retirement date is compared with."""
+    return datetime.now(UTC).date()
+
+
+def _date_of(text: str) -> date:
+    """The date of an ISO date or date-time (checked by _iso_date first)."""
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        moment = datetime.fromisoformat(text)
+        return (moment.astimezone(UTC) if moment.tzinfo else moment).date()
+
+
 def _iso_date(text: str) -> bool:
     """Whether ``text`` is an ISO 8601 date (2024-03-01) or date and time."""
     for parse in (date.fromisoformat, datetime.fromisoformat):
@@ -247,9 +328,12 @@ def load_rubric(path: Path, shown: str | None = None) -> Rubric:
     for raw in raw_criteria:
         item = _Fields(raw, shown, "a criterion", top.line_of("criteria"))
         item.check_known(["name", "description"], ["weight", "keywords"])
-        name = item.text("name")
-        if name in (c.name for c in criteria):
-            raise item.fail(f"duplicate criterion {name!r}", "name")
+        name = nfc(item.text("name"))
+        if name.casefold() in (c.name.casefold() for c in criteria):
+            raise item.fail(
+                f"duplicate criterion {name!r} (names are compared without regard to case)",
+                "name",
+            )
         if name in (DECISION, ALL_CRITERIA):
             raise item.fail(f"{name!r} is reserved and cannot name a criterion", "name")
         weight = item.number("weight", 1.0)
@@ -310,7 +394,7 @@ def load_variants(path: Path, shown: str | None = None) -> Variants:
         for raw in raw_values:
             _refuse_pii_in_value(spec, name, raw)
             if raw is None or isinstance(raw, str):
-                values.append(VariantValue(raw))
+                values.append(VariantValue(None if raw is None else nfc(raw)))
                 continue
             entry = _Fields(raw, shown, f"a value of {name!r}", spec.line_of("values"))
             entry.check_known(["value"], ["groups"])
@@ -324,13 +408,35 @@ def load_variants(path: Path, shown: str | None = None) -> Variants:
             groups: dict[str, str] = {}
             if "groups" in entry.data:
                 group_fields = entry.mapping("groups", "the groups")
-                groups = {str(k): str(v) for k, v in group_fields.data.items()}
-            values.append(VariantValue(value, groups))
+                groups = _labels(group_fields, f"a group of a value of {name!r}")
+            values.append(VariantValue(None if value is None else nfc(value), groups))
         seen = [v.value for v in values]
         if len(set(seen)) != len(seen):
             raise spec.fail(f"attribute {name!r} lists a value twice", "values")
-        result[str(name)] = VariantAttribute(str(name), kind, tuple(values))
+        result[nfc(str(name))] = VariantAttribute(nfc(str(name)), kind, tuple(values))
     return Variants(result)
+
+
+def _labels(block: _Fields, what: str) -> dict[str, str]:
+    """A mapping of names to labels (demographics, a value's groups): each a scalar, as text.
+
+    A list or a mapping here has no meaning as a label (and its ``str()`` could be enormous).
+    """
+    labels: dict[str, str] = {}
+    for key, value in block.data.items():
+        if not _is_scalar(key) or not str(key).strip():
+            raise block.fail(f"{what}: the name {key!r} must be a non-empty text", key)
+        if not _is_scalar(value):
+            got = "nothing" if value is None else type(value).__name__
+            raise block.fail(f"{what}: {key!r} must be a single value, got {got}", key)
+        labels[nfc(str(key))] = nfc(str(value))
+    return labels
+
+
+def _is_scalar(value: object) -> bool:
+    return isinstance(value, str | bool | int) or (
+        isinstance(value, float) and is_finite_number(value)
+    )
 
 
 def _refuse_pii_in_value(spec: _Fields, name: object, raw: object) -> None:
@@ -371,7 +477,7 @@ def load_case_file(
     shown = shown or str(path)
     top = _Fields(_read_yaml(path, shown), shown, "a case")
     top.check_known(_CASE_REQUIRED, _CASE_OPTIONAL)
-    case_id = top.text("id")
+    case_id = nfc(top.text("id"))
     if len(case_id) > limits.max_case_id_chars:
         raise top.fail(
             f"case id {case_id[:40]!r}... has {len(case_id):,} characters, more than the "
@@ -404,7 +510,7 @@ def load_case_file(
     criteria = set(rubric.criterion_names)
 
     def check_criterion(block: _Fields, key: Any, allow_all: bool = False) -> str:
-        name = str(key)
+        name = nfc(str(key))
         if name not in criteria and not (allow_all and name == ALL_CRITERIA):
             raise block.fail(
                 f"unknown criterion {name!r} in case {case_id} "
@@ -454,10 +560,26 @@ def load_case_file(
         for key in block.data:
             criterion = check_criterion(block, key)
             raters = block.mapping(key, f"the ratings of {criterion!r}")
-            ratings[criterion] = {
-                str(rater): check_score(raters, rater, value, f"rating by {rater} of {criterion!r}")
-                for rater, value in raters.data.items()
-            }
+            ratings[criterion] = {}
+            for rater, value in raters.data.items():
+                if (
+                    not isinstance(rater, str | int)
+                    or isinstance(rater, bool)
+                    or not (str(rater).strip())
+                ):
+                    raise raters.fail(
+                        f"case {case_id}: a rater of {criterion!r} has no name ({rater!r}); "
+                        "name who rated",
+                        rater,
+                    )
+                who = nfc(str(rater))
+                if who.casefold() in (r.casefold() for r in ratings[criterion]):
+                    raise raters.fail(
+                        f"case {case_id}: rater {who!r} rated {criterion!r} twice", rater
+                    )
+                ratings[criterion][who] = check_score(
+                    raters, rater, value, f"rating by {who} of {criterion!r}"
+                )
 
     xfail: dict[str, str] = {}
     if "xfail" in top.data:
@@ -473,7 +595,7 @@ def load_case_file(
         raw = top.data["slices"]
         if not isinstance(raw, list) or not all(isinstance(s, str) and s for s in raw):
             raise top.fail("slices must be a list of text", "slices")
-        slices = tuple(raw)
+        slices = tuple(nfc(s) for s in raw)
     label = top.text("label")
     if len(label) > MAX_LABEL_CHARS or not _ID_PATTERN.match(label):
         shown_label = label if len(label) <= 40 else label[:37] + "..."
@@ -497,7 +619,7 @@ def load_case_file(
     if "attributes" in top.data:
         block = top.mapping("attributes", "the attributes")
         for key, raw in block.data.items():
-            name = str(key)
+            name = nfc(str(key))
             if variants is not None and name not in variants.attributes:
                 defined = ", ".join(sorted(variants.attributes)) or "none"
                 raise block.fail(
@@ -517,6 +639,7 @@ def load_case_file(
                 value = entry.data.get("value")
                 if value is not None and not isinstance(value, str):
                     raise entry.fail(f"the value of {name!r} must be text or null", "value")
+                value = None if value is None else nfc(value)
                 if after not in input_text:
                     raise entry.fail(
                         f"case {case_id}: the line {after!r} that attribute {name!r} goes after "
@@ -532,6 +655,7 @@ def load_case_file(
             else:
                 if not isinstance(raw, str) or not raw.strip():
                     raise block.fail(f"attribute {name!r} must be the text as it appears", key)
+                raw = nfc(raw)
                 if raw not in input_text:
                     raise block.fail(
                         f"case {case_id}: attribute {name!r} value {raw!r} is not in input_text",
@@ -542,11 +666,23 @@ def load_case_file(
     demographics: dict[str, str] = {}
     if "demographics" in top.data:
         block = top.mapping("demographics", "the demographics")
-        demographics = {str(k): str(v) for k, v in block.data.items()}
+        demographics = _labels(block, f"case {case_id}: the demographics")
 
     retired_at = None
     if top.data.get("retired_at") is not None:
         retired_at = top.text("retired_at")
+        if not _iso_date(retired_at):
+            raise top.fail(
+                f"case {case_id}: retired_at must be an ISO date such as 2024-03-01, got "
+                f"{retired_at!r}",
+                "retired_at",
+            )
+        if _date_of(retired_at) > today_utc():
+            raise top.fail(
+                f"case {case_id}: retired_at {retired_at} is in the future; a case is retired "
+                "on the day it stops counting (remove it until then)",
+                "retired_at",
+            )
 
     return Case(
         id=case_id,
@@ -605,21 +741,36 @@ def load_golden_set(
     rubric = load_rubric(rubric_path, shown(rubric_path))
     variants = load_variants(root / VARIANTS_FILE, shown(root / VARIANTS_FILE))
     cases: list[Case] = []
-    first_seen: dict[str, str] = {}
+    first_seen: dict[str, tuple[str, str]] = {}
     for path in case_files(root):
         case = load_case_file(path, rubric, shown(path), variants, limits=limits)
-        if case.id in first_seen:
+        seen = first_seen.get(case_id_key(case.id))
+        if seen is not None:
             # Only on this error path: read the file again for the line of its `id`.
             line = getattr(_read_yaml(path, shown(path)), "key_lines", {}).get("id", 1)
             raise GoldenSetError(
-                f"{shown(path)}, line {line}: duplicate case id {case.id!r}, already used in "
-                f"{first_seen[case.id]}."
+                f"{shown(path)}, line {line}: {duplicate_id_phrase(case.id, *seen)}."
             )
-        first_seen[case.id] = shown(path)
+        first_seen[case_id_key(case.id)] = (case.id, shown(path))
         cases.append(case)
     golden = GoldenSet(rubric=rubric, variants=variants, cases=tuple(cases), root=shown(root))
     check_attributes_used(golden, shown(root / VARIANTS_FILE))
     return golden
+
+
+def case_id_key(case_id: str) -> str:
+    """What two case ids must not share: ``AL-001`` and ``al-001`` are one case on a
+    case-insensitive file system, in ``-k`` and to a reader."""
+    return nfc(case_id).casefold()
+
+
+def duplicate_id_phrase(case_id: str, first_id: str, first_path: str) -> str:
+    if case_id == first_id:
+        return f"duplicate case id {case_id!r}, already used in {first_path}"
+    return (
+        f"case id {case_id!r} differs from {first_id!r} in {first_path} only by case; ids "
+        "are compared without regard to case"
+    )
 
 
 def check_attributes_used(golden: GoldenSet, shown: str) -> None:

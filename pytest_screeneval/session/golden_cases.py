@@ -14,7 +14,9 @@ from pytest_screeneval.golden.load import (
     DEFAULT_LIMITS,
     SizeLimits,
     case_files,
+    case_id_key,
     check_attributes_used,
+    duplicate_id_phrase,
     load_case_file,
     load_rubric,
     load_variants,
@@ -45,6 +47,7 @@ class GoldenCases:
         self.variants: Variants
         self.cases: dict[str, Case] = {}
         self.case_paths: dict[str, str] = {}
+        self.case_keys: dict[str, tuple[str, str]] = {}  # case_id_key -> (id, path)
         self.frozen: dict[str, tuple[str, str]] = {}
 
     def open(self, store: Store) -> None:
@@ -77,11 +80,9 @@ class GoldenCases:
         """Load one case file, refusing a duplicate id or a changed frozen text."""
         shown = self.shown(path)
         case = load_case_file(path, self.rubric, shown, self.variants, limits=self.limits)
-        first = self.case_paths.get(case.id)
-        if first is not None and first != shown:
-            raise GoldenSetError(
-                f"{shown}: duplicate case id {case.id!r}, already used in {first}."
-            )
+        first = self.case_keys.get(case_id_key(case.id))
+        if first is not None and first[1] != shown:
+            raise GoldenSetError(f"{shown}: {duplicate_id_phrase(case.id, *first)}.")
         frozen = self.frozen.get(case.id)
         if frozen is not None and frozen[0] != case.input_sha256:
             raise GoldenSetError(
@@ -90,6 +91,7 @@ class GoldenCases:
                 "retire it (screeneval cases retire) and add the new text under a new id."
             )
         self.case_paths[case.id] = shown
+        self.case_keys[case_id_key(case.id)] = (case.id, shown)
         self.cases[case.id] = case
         return case
 
