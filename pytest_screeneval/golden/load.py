@@ -427,10 +427,18 @@ def _labels(block: _Fields, what: str) -> dict[str, str]:
         if not _is_scalar(key) or not str(key).strip():
             raise block.fail(f"{what}: the name {key!r} must be a non-empty text", key)
         if not _is_scalar(value):
-            got = "nothing" if value is None else type(value).__name__
+            got = _kind_of(value)
             raise block.fail(f"{what}: {key!r} must be a single value, got {got}", key)
         labels[nfc(str(key))] = nfc(str(value))
     return labels
+
+
+def _kind_of(value: object) -> str:
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    return "nothing" if value is None else type(value).__name__
 
 
 def _is_scalar(value: object) -> bool:
