@@ -9,12 +9,12 @@ What is unsafe is the same for every entry and every store backend:
   rationale and can drive a terminal that later shows it.
 
 :func:`clean_text` replaces each of them by U+FFFD (the replacement character), so an answer is
-kept, on either backend, and shows where something was removed; tab, newline, carriage
-return and NEL (line breaks) stay. :func:`unsafe_character` names the first one, for the readers that refuse instead
-(a case file is a person's text: it is corrected, not rewritten). :func:`bounded` cuts a text over
-a limit and says so in the text itself, so the flag travels with it into the store and every
-report. :func:`nfc` is the one normalisation of names (ids, criteria, attribute values): "José"
-typed two ways is one name.
+kept, on either backend, and shows where something was removed; tab, newline, carriage return
+and NEL (line breaks) stay. :func:`unsafe_character` names the first one, for the readers that
+refuse instead (a case file is a person's text: it is corrected, not rewritten).
+:func:`bounded` cuts a text over a limit and says so in the text itself, so the flag travels with
+it into the store and every report. :func:`nfc` is the one normalisation of names (ids,
+criteria, attribute values): "José" typed two ways is one name.
 """
 
 from __future__ import annotations

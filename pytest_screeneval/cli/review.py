@@ -6,6 +6,7 @@ import argparse
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from pytest_screeneval.boundary.documents import safe_string
 from pytest_screeneval.cli.common import open_store, out, run_argument
 from pytest_screeneval.errors import ScreenevalError
 from pytest_screeneval.golden.model import DECISION, ORIGINAL
@@ -123,8 +124,8 @@ def review(args: argparse.Namespace) -> int:
             baseline_run_id=run.baseline_run_id,
             before=before,
             after=after,
-            by=args.by,
-            note=args.note,
+            by=safe_string(args.by),  # typed by a person: no control character, no secret
+            note=safe_string(args.note),
         )
     out(
         f"recorded: {review.reviewed_by} reviewed case {review.case_id} {review.target} "

@@ -97,6 +97,10 @@ def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> _LineMap:
     result.key_lines = {}
     for key_node, value_node in node.value:
         key = loader.construct_object(key_node, deep=True)
+        if isinstance(key, list | dict):
+            raise _YamlProblem(
+                key_node.start_mark.line + 1, f"a key must be a single value, got {_kind_of(key)}"
+            )
         if key in result:
             raise _YamlProblem(key_node.start_mark.line + 1, f"duplicate key {key!r}")
         result[key] = loader.construct_object(value_node, deep=True)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from pytest_screeneval.boundary.documents import safe_string
 from pytest_screeneval.errors import ScreenevalError
 from pytest_screeneval.evidence.gate_status import GateStatus
 
@@ -101,5 +102,8 @@ def accept_run(
         )
     if blockers and not note.strip():
         raise ScreenevalError(f"Forcing the acceptance of run {run_id} needs a note saying why.")
-    acceptance = store.accept(run_id, by=by, note=note, forced=bool(blockers))
+    # typed by a person, kept in the chain: no control character, no secret (a pasted URL)
+    acceptance = store.accept(
+        run_id, by=safe_string(by), note=safe_string(note), forced=bool(blockers)
+    )
     return acceptance, blockers

@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pytest_screeneval.boundary.documents import safe_document
+from pytest_screeneval.boundary.documents import safe_document, safe_string
 from pytest_screeneval.boundary.secrets import forget, remember, url_secrets
 from pytest_screeneval.errors import ScreenevalError
 from pytest_screeneval.evidence.gate_status import GateStatus
@@ -362,7 +362,7 @@ class ScreenevalSession:
             rubric_id=self.rubric.id,
             golden_sha=self.golden_set().sha,
             rootdir=self.rootdir,
-            notes=self.notes,
+            notes=safe_string(self.notes),
             baseline_run_id=self.baseline.record.run_id if self.baseline.record else None,
             selection=selection,
             # stored and chained: URLs masked, no secret (the store's password was in `db`)

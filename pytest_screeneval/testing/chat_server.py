@@ -16,6 +16,13 @@ rejected format gets the error that server sends (llama.cpp's is an HTTP 500 car
 validation error), and a server without structured output answers in prose around a fenced JSON
 block, the schema read from the prompt.
 
+Faults a test can make it send (each a :class:`Reply` constructor): a 200 whose JSON body is cut
+off (:meth:`Reply.cut_off_body`), an HTML login page with 200 (:meth:`Reply.login_page`), a 401
+that echoes the key it was sent (:meth:`Reply.echo_key`, or ``ChatServer(api_key=...,
+echo_key=True)`` as OpenAI does), answers whose rationales hold NUL, lone surrogates, terminal
+escapes or megabytes (:meth:`Reply.with_rationale`), 429 (:meth:`Reply.rate_limited`) and 500
+(:meth:`Reply.server_error`). :data:`FAULTS` names one of each, for a test that sends them all.
+
 ``GET /v1/models`` lists the configured model ids. Everything received is kept in
 :attr:`ChatServer.requests`, and :attr:`ChatServer.max_in_flight` says how many chat requests
 were being answered at once, which is how tests prove that a client really ran concurrently.
@@ -41,7 +48,9 @@ from types import MappingProxyType, TracebackType
 from typing import Any
 
 __all__ = [
+    "ALL_CRITERIA",
     "DIALECTS",
+    "FAULTS",
     "FIRST_CRITERION",
     "ChatServer",
     "ReceivedRequest",
@@ -73,6 +82,8 @@ LLAMA_CPP_REJECTION = (
 # Stands for "whichever criterion the request's schema lists first", so a test can script a
 # broken answer without repeating the rubric's criterion names.
 FIRST_CRITERION = "<first>"
+# Stands for "every criterion the request's schema lists" in ``Reply.fields``.
+ALL_CRITERIA = "<all>"
 
 _QUOTE_WORDS = re.compile(r"\S+(?:\s+\S+){0,7}")
 # A line this long is a sentence of the resume, not a name or a heading: the default rationale
@@ -106,6 +117,9 @@ class Reply:
     fields: Mapping[str, Mapping[str, object]] = field(default_factory=dict)  # criterion -> edits
     finish_reason: str = "stop"
     raw_body: bytes | None = None  # sent as is with ``status`` (an HTML page from a proxy...)
+    content_type: str = "text/html"  # of ``raw_body``
+    # the error message gets the bearer token the request carried in place of "{key}"
+    echoes_key: bool = False
 
     @classmethod
     def refused(cls, text: str = "I can't help with evaluating this candidate.") -> Reply:
@@ -143,12 +157,50 @@ class Reply:
         return cls(status=status, error_message="The server had an error.")
 
     @classmethod
+    def cut_off_body(cls, keep: int = 120) -> Reply:
+        """A 200 whose JSON body stops after ``keep`` bytes (a proxy that dropped the rest)."""
+        return cls(raw_body=_CUT_OFF_COMPLETION[:keep], content_type="application/json")
+
+    @classmethod
+    def login_page(cls, status: int = 200) -> Reply:
+        """A single-sign-on proxy's HTML login page, answered with 200."""
+        return cls(status=status, raw_body=LOGIN_PAGE)
+
+    @classmethod
+    def echo_key(cls, status: int = 401) -> Reply:
+        """The key the request carried, echoed in the error as OpenAI's 401 does."""
+        return cls(
+            status=status,
+            error_message="Incorrect API key provided: {key}. You can find your API key at "
+            "https://platform.openai.com/account/api-keys.",
+            echoes_key=True,
+        )
+
+    @classmethod
+    def with_rationale(cls, text: str, name: str = ALL_CRITERIA) -> Reply:
+        """The default answer with this rationale (NUL, a lone surrogate, an escape sequence,
+        10 MB...) for one criterion, or every one."""
+        return cls(fields={name: {"rationale": text}})
+
+    @classmethod
     def hang(cls, seconds: float = 30.0) -> Reply:
         return cls(delay_s=seconds)
 
     @classmethod
     def slow(cls, seconds: float) -> Reply:
         return cls(delay_s=seconds)
+
+
+LOGIN_PAGE = (
+    b"<!DOCTYPE html><html><head><title>Sign in - Corporate SSO</title></head><body>"
+    b'<form method="post" action="/login"><input name="user"><input name="password" '
+    b'type="password"><button>Sign in</button></form></body></html>'
+)
+_CUT_OFF_COMPLETION = (
+    b'{"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "m", '
+    b'"choices": [{"index": 0, "message": {"role": "assistant", "content": "{\\"skills\\": '
+    b'{\\"score\\": 3, \\"rationale\\": \\"The candidate'
+)
 
 
 @dataclass(frozen=True)
@@ -264,9 +316,9 @@ def _build_content(reply: Reply, body: Mapping[str, Any], default_score: int) ->
         if resolved in answer:
             answer[resolved]["score"] = score
     for name, edits in reply.fields.items():
-        resolved = _resolve(name, order)
-        if resolved in answer:
-            answer[resolved].update(edits)
+        for resolved in order if name == ALL_CRITERIA else [_resolve(name, order)]:
+            if resolved in answer:
+                answer[resolved].update(edits)
     for name, entry in reply.add.items():
         answer[name] = entry
     return json.dumps(answer)
@@ -367,7 +419,8 @@ class _Handler(BaseHTTPRequestHandler):
         if chat.api_key is not None and self.headers.get("Authorization") != (
             f"Bearer {chat.api_key}"
         ):
-            self._send_error(401, "Incorrect API key provided.")
+            echoed = f": {self._bearer_token()}" if chat.echo_key else ""
+            self._send_error(401, f"Incorrect API key provided{echoed}.")
             return
         asked = format_of(body)
         if asked not in DIALECTS[chat.dialect]:
@@ -380,6 +433,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._answer(chat, body)
         finally:
             self._answered()
+
+    def _bearer_token(self) -> str:
+        return str(self.headers.get("Authorization") or "").removeprefix("Bearer ")
 
     def _answered(self) -> None:
         # Out of flight before the first byte of the answer goes: a client that has its answer
@@ -400,10 +456,13 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             return
         if reply.raw_body is not None:
-            self._send_bytes(reply.status, reply.raw_body, "text/html", reply.headers)
+            self._send_bytes(reply.status, reply.raw_body, reply.content_type, reply.headers)
             return
         if reply.status != 200:
-            self._send_error(reply.status, reply.error_message or "Error.", reply.headers)
+            message = reply.error_message or "Error."
+            if reply.echoes_key:
+                message = message.replace("{key}", self._bearer_token())
+            self._send_error(reply.status, message, reply.headers)
             return
         content = _build_content(reply, body, chat.default_score)
         if content is not None and reply.content is None and chat.dialect == "prompt":
@@ -474,7 +533,8 @@ class ChatServer:
     """An OpenAI-compatible Chat Completions server on 127.0.0.1 at a free port.
 
     Use it as a context manager; ``base_url`` ends in ``/v1`` as the ``openai`` client expects.
-    ``api_key``, when given, makes the server answer 401 to any other bearer token; ``port`` 0
+    ``api_key``, when given, makes the server answer 401 to any other bearer token (with
+    ``echo_key``, the 401 says which token it was sent, as OpenAI's does); ``port`` 0
     takes a free one; ``dialect`` is one of :data:`DIALECTS` (which response formats it accepts).
     """
 
@@ -487,6 +547,7 @@ class ChatServer:
         api_key: str | None = None,
         port: int = 0,
         dialect: str = "openai",
+        echo_key: bool = False,
     ) -> None:
         if dialect not in DIALECTS:
             raise ValueError(f"unknown dialect {dialect!r}; known: {', '.join(DIALECTS)}")
@@ -496,6 +557,7 @@ class ChatServer:
         self.models = models
         self.default_score = default_score
         self.api_key = api_key
+        self.echo_key = echo_key
         self._lock = threading.Lock()
         self._queue: deque[Reply] = deque()
         self._requests: list[ReceivedRequest] = []
@@ -645,6 +707,28 @@ class ChatServer:
                 self._connections_opened += 1
             else:
                 self._connections.discard(connection)
+
+
+# One of each fault the server can send, by name: what a client must survive (a sentence, no
+# traceback, no secret shown, no row lost). Made on demand: one is a 10 MB rationale.
+FAULTS: Mapping[str, Callable[[], Reply]] = MappingProxyType(
+    {
+        "cut-off-json-200": Reply.cut_off_body,
+        "html-login-page-200": Reply.login_page,
+        "401-echoing-the-key": Reply.echo_key,
+        "nul-in-rationale": lambda: Reply.with_rationale("Strong SQL\x00 and Python."),
+        "lone-surrogate-in-rationale": lambda: Reply.with_rationale("A good fit \ud83d here."),
+        "escapes-in-rationale": lambda: Reply.with_rationale(
+            "Solid.\x1b[2K\r\x1b[32mPASSED\x1b[0m \x1b]0;owned\x07\x08\x9b"
+        ),
+        "huge-rationale": lambda: Reply.with_rationale(
+            "Long. " * (10 * 1024 * 1024 // 6), FIRST_CRITERION
+        ),
+        "nul-content": lambda: Reply(content="\x00"),
+        "429": lambda: Reply.rate_limited("0"),
+        "500": Reply.server_error,
+    }
+)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -35,6 +35,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pytest_screeneval.boundary.numbers import is_finite_number
 from pytest_screeneval.errors import ScreenevalError
 from pytest_screeneval.golden.model import Rubric
 from pytest_screeneval.scoring.openai.answer import (
@@ -106,9 +107,12 @@ def parse_retry_after(headers: Mapping[str, str], now: datetime | None = None) -
     milliseconds = lowered.get("retry-after-ms")
     if milliseconds:
         try:
-            return min(max(float(milliseconds) / 1000.0, 0.0), MAX_RETRY_AFTER_S)
+            waited = float(milliseconds) / 1000.0
         except ValueError:
             pass
+        else:
+            if is_finite_number(waited):  # "nan" parses, and would wait forever or raise
+                return min(max(waited, 0.0), MAX_RETRY_AFTER_S)
     value = lowered.get("retry-after")
     if not value:
         return None
@@ -122,6 +126,8 @@ def parse_retry_after(headers: Mapping[str, str], now: datetime | None = None) -
         if when.tzinfo is None:
             when = when.replace(tzinfo=UTC)
         seconds = (when - (now or datetime.now(UTC))).total_seconds()
+    if not is_finite_number(seconds):
+        return None
     return min(max(seconds, 0.0), MAX_RETRY_AFTER_S)
 
 
@@ -443,6 +449,11 @@ class OpenAIScorer:
             raise _Transient(described, retry_after) from None
         except openai.OpenAIError as error:
             raise ScorerError(f"the openai client failed: {error}") from None
+        except ValueError as error:
+            # a 200 whose body is cut off or is not JSON: the client's json.loads raised
+            raise ScorerError(
+                f"the endpoint's answer is not a complete JSON document ({error})"
+            ) from None
 
     def _wait_before_retry(self, attempts: int, retry_after: float | None) -> float:
         if retry_after is not None:
