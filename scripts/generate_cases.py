@@ -140,6 +140,12 @@ RUBRIC = Rubric(
 )
 
 GAP_VARIANT = "2019 – 2021  Career break (parental leave)"
+AGE_YOUNGER = "8 years of professional experience"
+AGE_OLDER = "Over 25 years of professional experience"
+# The golden set's age bands (invented, like every demographic label here): half and half,
+# shuffled with their own seed so they fall across slices and races independently.
+AGE_BANDS = ("under 40", "40 and over")
+AGE_SEED = 40
 
 VARIANTS = Variants(
     {
@@ -173,6 +179,18 @@ VARIANTS = Variants(
                 VariantValue(None),
                 VariantValue(GAP_VARIANT),
                 VariantValue("2020 – 2021  Career break (caring for a parent)"),
+            ),
+        ),
+        # An age proxy: the same resume under a line that says how long the career has been.
+        # The roles and dates do not change, so the ideal gap is zero; a scorer that marks
+        # down "over 25 years" leans on age (the claim in Mobley v. Workday).
+        "age": VariantAttribute(
+            "age",
+            "insert",
+            (
+                VariantValue(None),
+                VariantValue(AGE_YOUNGER, {"age": "under 40"}),
+                VariantValue(AGE_OLDER, {"age": "40 and over"}),
             ),
         ),
     }
@@ -2498,7 +2516,7 @@ def _broken_keywords(clean: str, mangled: str, criterion: str, above: int) -> li
     return lost
 
 
-def build_case(spec: Spec, person: Person, seed: int) -> Case:
+def build_case(spec: Spec, person: Person, seed: int, age_band: str) -> Case:
     rng = random.Random(seed)
     resume = TEMPLATES[spec.template](spec, person, rng)
     intended = spec.levels
@@ -2574,6 +2592,8 @@ def build_case(spec: Spec, person: Person, seed: int) -> Case:
         attributes["college"] = resume.college
     if spec.template != "two-column":
         attributes["gap"] = GapPlacement(rendered.gap_line, rendered.after)
+    # the age line goes under the first line (the name heading), in every layout
+    attributes["age"] = GapPlacement(None, text.splitlines()[0])
     detail = f" breaks {', '.join(spec.options['breaks'])}," if "breaks" in spec.options else ""  # type: ignore[arg-type]
     return Case(
         id=spec.id,
@@ -2584,7 +2604,7 @@ def build_case(spec: Spec, person: Person, seed: int) -> Case:
         slices=spec.slices,
         ratings=ratings,
         attributes=attributes,
-        demographics={"sex": person.sex, "race": person.race},
+        demographics={"sex": person.sex, "race": person.race, "age": age_band},
         xfail=xfail,
         source=(
             f"synthetic: scripts/generate_cases.py template {spec.template},{detail} seed {seed}; "
@@ -2648,8 +2668,10 @@ def build_golden_set() -> GoldenSet:
     people = _interleaved(PEOPLE, random.Random(2026))
     if len(people) < len(SPECS):
         raise SystemExit("more cases than invented people")
+    bands = [AGE_BANDS[i % 2] for i in range(len(SPECS))]
+    random.Random(AGE_SEED).shuffle(bands)
     cases = tuple(
-        build_case(spec, person, seed=11 + 7 * index)
+        build_case(spec, person, seed=11 + 7 * index, age_band=bands[index])
         for index, (spec, person) in enumerate(zip(SPECS, people, strict=False))
     )
     return GoldenSet(rubric=RUBRIC, variants=VARIANTS, cases=cases)
