@@ -140,14 +140,16 @@ def _agreement(exact_now: int, exact_before: int, n: int = 16) -> CriterionAgree
     return CriterionAgreement("skills", n, exact_now, n, 0.0, 0, 0, 0, before)
 
 
-def _plain(value: float, n: int = 16, status: str = "PASS") -> GateResult:
-    return GateResult("agreement-drop[skills]", value, "<= 5", n, status, "exact …")
+def _drop(
+    row: CriterionAgreement, noise: NoiseEstimate | None, baseline: NoiseEstimate | None
+) -> GateResult:
+    return agreement_drop_gate(row, 5.0, has_baseline=True, noise=noise, baseline_noise=baseline)
 
 
 def test_agreement_drop_interval_from_the_level_change_share() -> None:
     # drop 100·(15 − 12)/16 = 18.75; r = 0.2 both runs: SE = 100·√(16·0.2)/16 = 11.18
     noise = _noise(CriterionNoise("skills", 20, 4, 0.2, 0.45, 20))
-    gate = agreement_drop_gate(_plain(18.75, status="FAIL"), _agreement(12, 15), noise, None)
+    gate = _drop(_agreement(12, 15), noise, None)
     se = 100 * math.sqrt(16 * 0.2) / 16
     half = t_quantile(0.975, 20) * se  # 2.086 · 11.18 = 23.32
     assert gate.status == "INCONCLUSIVE"
@@ -157,58 +159,69 @@ def test_agreement_drop_interval_from_the_level_change_share() -> None:
     # a deterministic baseline halves the variance: SE = 100·√(16·0.1)/16 = 7.906
     half_base = t_quantile(0.975, 20) * 100 * math.sqrt(16 * 0.1) / 16
     deterministic_before = _noise(CriterionNoise("skills", 20, 0, 0.0, 0.0, 20))
-    gate = agreement_drop_gate(
-        _plain(18.75, status="FAIL"), _agreement(12, 15), noise, deterministic_before
-    )
+    gate = _drop(_agreement(12, 15), noise, deterministic_before)
     assert f"95% CI {18.75 - half_base:.1f}–{18.75 + half_base:.1f}" in gate.detail
 
 
 def test_agreement_drop_fails_or_passes_when_the_interval_is_clear() -> None:
     noise = _noise(CriterionNoise("skills", 50, 1, 0.02, 0.14, 50))
     # SE = 100·√(0.02/16) = 3.536, half = 2.009·3.536 = 7.10
-    failing = agreement_drop_gate(_plain(50.0, status="FAIL"), _agreement(8, 16), noise, None)
+    failing = _drop(_agreement(8, 16), noise, None)
     assert failing.status == "FAIL" and failing.value == 50.0
-    passing = agreement_drop_gate(_plain(0.0), _agreement(16, 15), noise, None)
+    passing = _drop(_agreement(16, 15), noise, None)
     assert passing.status == "PASS"  # drop −6.25 + 7.10 ≤ 5
 
 
 def test_agreement_drop_without_noise_is_the_plain_gate() -> None:
-    plain = _plain(18.75, status="FAIL")
     deterministic = _noise(CriterionNoise("skills", 20, 0, 0.0, 0.0, 20))
-    assert agreement_drop_gate(plain, _agreement(12, 15), deterministic, None) is plain
-    na = GateResult("agreement-drop[skills]", None, "<= 5", 0, "N/A", "no baseline")
-    assert agreement_drop_gate(na, _agreement(0, 0, n=0), deterministic, None) is na
+    plain = _drop(_agreement(12, 15), None, None)
+    assert (plain.status, plain.value, plain.interval) == ("FAIL", 18.75, None)
+    assert _drop(_agreement(12, 15), deterministic, None) == plain
+    empty = _drop(_agreement(0, 0, n=0), deterministic, None)
+    assert (empty.status, empty.value) == ("N/A", None)
+    no_baseline = agreement_drop_gate(_agreement(12, 15), 5.0, has_baseline=False)
+    assert (no_baseline.status, no_baseline.detail) == ("N/A", "no baseline to compare with")
 
 
-def _moved(value: float = 20.0, n: int = 40) -> GateResult:
-    return GateResult("moved-share", value, "<= 10", n, "FAIL", "8 of 40 items moved unreviewed")
+def _share(statuses: dict[str, int], reviewed: int = 0, noise_share: float = 0.0) -> GateResult:
+    # 8 of 40 items moved unreviewed: the plain share 20% is over the limit 10%
+    return moved_share_gate(
+        8,
+        40,
+        10.0,
+        has_baseline=True,
+        reviewed=reviewed,
+        statuses=statuses,
+        noise_share=noise_share,
+    )
 
 
 def test_moved_share_counts_confirmed_movements() -> None:
-    gate = moved_share_gate(_moved(), {"confirmed": 5, "unstable": 3}, 0, noise_share=0.1)
+    gate = _share({"confirmed": 5, "unstable": 3}, 0, 0.1)
     assert gate.status == "FAIL" and gate.value == pytest.approx(12.5)  # 5/40 > 10%
     # E = 40·0.1 = 4, at most 4 + 1.96·2 = 7.92 unstable explained
     assert "noise alone makes about 4.0, at most 7.9" in gate.detail
-    gate = moved_share_gate(_moved(), {"confirmed": 2, "unstable": 6}, 0, noise_share=0.1)
+    gate = _share({"confirmed": 2, "unstable": 6}, 0, 0.1)
     assert gate.status == "PASS" and gate.value == pytest.approx(5.0)
 
 
 def test_moved_share_is_inconclusive_on_undecided_or_unexplained_movements() -> None:
-    spent = moved_share_gate(_moved(), {"confirmed": 2, "unconfirmed": 3}, 0, noise_share=0.0)
+    spent = _share({"confirmed": 2, "unconfirmed": 3}, 0, 0.0)
     assert spent.status == "INCONCLUSIVE"  # 2/40 ≤ 10% < (2 + 3)/40
     assert "raise screeneval_confirm_budget (3 left unconfirmed)" in spent.detail
-    within = moved_share_gate(_moved(), {"confirmed": 2, "not re-scored": 1}, 0, noise_share=0.0)
+    within = _share({"confirmed": 2, "not re-scored": 1}, 0, 0.0)
     assert within.status == "PASS"  # 3/40 = 7.5% ≤ 10%
     # 12 unstable where the noise explains at most 7.92: real movements hide among them
-    hidden = moved_share_gate(_moved(), {"unstable": 12}, 2, noise_share=0.1)
+    hidden = _share({"unstable": 12}, 2, 0.1)
     assert hidden.status == "INCONCLUSIVE"
     assert "review the unstable movements" in hidden.detail
     assert "(2 reviewed, not counted)" in hidden.detail
 
 
 def test_moved_share_with_every_movement_confirmed_is_the_plain_gate() -> None:
-    plain = _moved()
-    assert moved_share_gate(plain, {"confirmed": 8}, 0) is plain
+    plain = _share({})
+    assert (plain.status, plain.value) == ("FAIL", 20.0)
+    assert _share({"confirmed": 8}) == plain
 
 
 def test_noise_differences_average_both_runs_change_shares() -> None:
@@ -260,10 +273,8 @@ def test_the_decision_verdict_fails_on_a_crossing_only_once_confirmed() -> None:
 
 
 def _crossings(statuses: list[str]) -> GateResult:
-    plain = GateResult(
-        "unreviewed-crossings", float(len(statuses)), "<= 0", len(statuses), "FAIL", "3 in all"
-    )
-    return crossings_gate(plain, statuses)
+    n = len(statuses)
+    return crossings_gate(n, n, has_baseline=True, statuses=statuses)
 
 
 def test_only_a_confirmed_crossing_fails_the_crossings_gate() -> None:

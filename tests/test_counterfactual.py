@@ -10,6 +10,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_screeneval.errors import ScreenevalError
+from pytest_screeneval.evidence.fairness_summary import (
+    AttributeGaps,
+    CounterfactualCase,
+    gap_summary,
+    spread,
+)
 from pytest_screeneval.golden.model import (
     Case,
     Expectation,
@@ -19,12 +25,8 @@ from pytest_screeneval.golden.model import (
     VariantValue,
 )
 from pytest_screeneval.probes.counterfactual import (
-    AttributeGap,
     CounterfactualError,
-    VariantScores,
-    attribute_gap,
     case_variants,
-    summarize_gaps,
     variant_key,
     with_attribute,
 )
@@ -395,40 +397,42 @@ def test_variant_keys_are_short_stable_and_distinct() -> None:
 # --------------------------------------------------------------------------------------------
 
 
-def test_attribute_gap_names_the_highest_and_lowest_values() -> None:
-    gap, high, low = attribute_gap({"gap=none": 72.5, "gap=2021: break": 54.5, "gap=x": 60.0})
+def test_spread_names_the_highest_and_lowest_values() -> None:
+    gap, high, low = spread({"gap=none": 72.5, "gap=2021: break": 54.5, "gap=x": 60.0})
     assert (gap, high, low) == (18.0, "gap=none", "gap=2021: break")
-    assert attribute_gap({"a": 50.0, "b": 50.0}) == (0.0, "a", "b")
+    assert spread({"a": 50.0, "b": 50.0}) == (0.0, "a", "b")
     with pytest.raises(ValueError):
-        attribute_gap({})
+        spread({})
 
 
-def test_summarize_gaps_mean_worst_and_per_criterion() -> None:
-    def scores(overall: float, sql: float, comms: float) -> VariantScores:
-        return VariantScores(overall, {"sql": sql, "communication": comms})
+def test_gap_summary_mean_worst_and_per_criterion() -> None:
+    def case(case_id: str, **values: tuple[float, int, int]) -> CounterfactualCase:
+        return CounterfactualCase(
+            case_id,
+            {v: (overall,) for v, (overall, _s, _c) in values.items()},
+            {v: {"sql": sql, "communication": comms} for v, (_o, sql, comms) in values.items()},
+        )
 
     data = {
-        "name": {
-            "cc-002": {"name=A": scores(70, 4, 3), "name=B": scores(70, 4, 3)},
-            "cc-001": {"name=A": scores(75, 4, 4), "name=B": scores(62.5, 3, 4)},
-            "cc-003": {"name=A": scores(50, 3, 2)},  # one value: no gap, not counted
-        },
-        "gap": {
-            "cc-001": {"gap=none": scores(75, 4, 4), "gap=x": scores(50, 4, 2)},
-        },
-        "college": {"cc-001": {"college=A": scores(75, 4, 4)}},
+        "name": (
+            case("cc-002", A=(70, 4, 3), B=(70, 4, 3)),
+            case("cc-001", A=(75, 4, 4), B=(62.5, 3, 4)),
+            case("cc-003", A=(50, 3, 2)),  # one value: no gap, not counted
+        ),
+        "gap": (case("cc-001", none=(75, 4, 4), x=(50, 4, 2)),),
+        "college": (case("cc-001", A=(75, 4, 4)),),
     }
-    summary = summarize_gaps(data)
+    summary = gap_summary(data)
     assert set(summary) == {"name", "gap"}  # nothing comparable for college
-    assert summary["name"] == AttributeGap(
+    assert summary["name"] == AttributeGaps(
         attribute="name",
+        n_cases=2,
         mean_gap=6.25,
         worst_gap=12.5,
         worst_case="cc-001",
-        worst_values=("name=A", "name=B"),
+        worst_values=("A", "B"),
         per_criterion={"communication": 0.0, "sql": 1.0},
-        n_cases=2,
         case_gaps={"cc-001": 12.5, "cc-002": 0.0},
     )
     assert summary["gap"].per_criterion == {"communication": 2.0, "sql": 0.0}
-    assert summary["gap"].worst_values == ("gap=none", "gap=x")
+    assert summary["gap"].worst_values == ("none", "x")

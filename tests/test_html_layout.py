@@ -17,7 +17,7 @@ from audit_scenario import build_scenario
 from cdp import Browser, chromium, chromium_or_skip
 from golden_factory import make_rows, make_rubric, make_variants
 
-from pytest_screeneval.report.audit import _counterfactual, build_audit
+from pytest_screeneval.report.audit import _counterfactual, _fairness_cases, build_audit
 from pytest_screeneval.report.html.page import render_html
 from pytest_screeneval.store.database import ScoreRow
 
@@ -121,7 +121,7 @@ def test_with_no_gap_the_worst_pair_is_the_first_two_values_as_in_the_terminal()
     # rows arrive in key order, which sorts Tomasz before Ilona; the gap is 0 either way
     for value in ("Tomasz Brenner", "Ilona Varga"):
         rows += make_rows(1, ["cc-001"], variant_key=f"name={value}", score=3)
-    document = _counterfactual(rows, make_rubric(), 3.0, variants)
+    document = _counterfactual(_fairness_cases(rows, make_rubric(), variants), 3.0)
     [name] = document["attributes"]
     assert name["worst_gap"] == 0.0
     assert name["worst_values"] == ["Ilona Varga", "Tomasz Brenner"]

@@ -9,6 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_screeneval.evidence.confirm import confirm_spread
+from pytest_screeneval.evidence.fairness_gates import counterfactual_gate, perturbation_gate
+from pytest_screeneval.evidence.fairness_summary import CounterfactualCase, PerturbationCase
+from pytest_screeneval.evidence.gate_result import FAIL, INCONCLUSIVE, PASS
 from pytest_screeneval.evidence.intervals import (
     Interval,
     difference_interval,
@@ -16,11 +19,7 @@ from pytest_screeneval.evidence.intervals import (
     two_sided_quantile,
 )
 from pytest_screeneval.evidence.noise import NoiseEstimate, estimate_noise, pooled_sd
-from pytest_screeneval.evidence.noise_gates import counterfactual_gate, perturbation_gate
 from pytest_screeneval.evidence.paired import (
-    FAIL,
-    INCONCLUSIVE,
-    PASS,
     judge_limit,
     paired_estimates,
     worst_case_interval,
@@ -217,34 +216,43 @@ def _noise(sd: float, df: int = 100) -> NoiseEstimate:
     return NoiseEstimate(texts=10, observations=df + 10, overall_sd=sd, df=df, criteria=())
 
 
+def _cf(case_id: str, **answers: list[float]) -> CounterfactualCase:
+    return CounterfactualCase(case_id, {v: tuple(xs) for v, xs in answers.items()})
+
+
 def test_counterfactual_gate_without_noise_compares_the_worst_gap_with_the_limit() -> None:
-    rows = {
-        "c1": {"gap": 4.0, "observations": {"A": [54.0], "B": [50.0]}},
-        "c2": {"gap": 0.0, "observations": {"A": [50.0], "B": [50.0]}},
-    }
-    assert counterfactual_gate("name", rows, _noise(0.0), 3.0).status == FAIL
-    assert counterfactual_gate("name", rows, _noise(0.0), 4.0).status == PASS
+    cases = [_cf("c1", A=[54.0], B=[50.0]), _cf("c2", A=[50.0], B=[50.0])]
+    failed = counterfactual_gate("name", cases, _noise(0.0), 3.0)
+    assert failed.status == FAIL
+    assert failed.value == 4.0 and failed.interval == (4.0, 4.0)
+    assert failed.worst_case == "c1 (A vs B): 4.0"
+    assert counterfactual_gate("name", cases, _noise(0.0), 4.0).status == PASS
 
 
 def test_counterfactual_gate_with_noise_needs_the_evidence() -> None:
     # 20 cases, the same 4-point single-answer gap each, noise SD 4: paired mean 4,
     # SE = 4 * sqrt(20 * 2) / 20 = 1.265, one pair: 4 +- 2.48 spans the limit 3
-    rows = {f"c{i}": {"gap": 4.0, "observations": {"A": [54.0], "B": [50.0]}} for i in range(20)}
-    gate = counterfactual_gate("name", rows, _noise(4.0), 3.0)
+    cases = [_cf(f"c{i}", A=[54.0], B=[50.0]) for i in range(20)]
+    gate = counterfactual_gate("name", cases, _noise(4.0), 3.0)
     assert gate.status == INCONCLUSIVE and "to decide" in gate.detail
+    assert gate.value == pytest.approx(4.0)
+    half = t_quantile(0.975, 100) * 4.0 * math.sqrt(20 * 2) / 20
+    assert gate.interval == pytest.approx((4.0 - half, 4.0 + half))
     # a 10-point systematic gap clears it: 10 - 2.48 > 3
-    biased = {f"c{i}": {"gap": 10.0, "observations": {"A": [60.0], "B": [50.0]}} for i in range(20)}
+    biased = [_cf(f"c{i}", A=[60.0], B=[50.0]) for i in range(20)]
     assert counterfactual_gate("name", biased, _noise(4.0), 3.0).status == FAIL
-    calm = {f"c{i}": {"gap": 0.0, "observations": {"A": [50.0], "B": [50.0]}} for i in range(20)}
-    assert counterfactual_gate("name", calm, _noise(1.0), 3.0).status == PASS
+    calm = [_cf(f"c{i}", A=[50.0], B=[50.0]) for i in range(20)]
+    passed = counterfactual_gate("name", calm, _noise(1.0), 3.0)
+    assert passed.status == PASS and passed.value is not None and passed.value <= 3.0
 
 
 def test_perturbation_gate_counts_the_examples_in_the_worst_case_family() -> None:
-    rows = {
-        "c1": {"shift": 9.0, "original": [50.0], "examples": [41.0, 50.0], "worst": [41.0]},
-        "c2": {"shift": 0.0, "original": [60.0], "examples": [60.0, 60.0], "worst": [60.0]},
-    }
-    assert perturbation_gate("ocr-noise", rows, _noise(0.0), 5.0, 10).status == FAIL
-    assert perturbation_gate("ocr-noise", rows, _noise(0.0), 9.0, 10).status == PASS
+    cases = [
+        PerturbationCase("c1", (50.0,), {"e1": (41.0,), "e2": (50.0,)}),
+        PerturbationCase("c2", (60.0,), {"e3": (60.0,), "e4": (60.0,)}),
+    ]
+    failed = perturbation_gate("ocr-noise", cases, _noise(0.0), 5.0, 10)
+    assert failed.status == FAIL and failed.value == 9.0
+    assert perturbation_gate("ocr-noise", cases, _noise(0.0), 9.0, 10).status == PASS
     # with noise SD 3, one answer of the worst example is no evidence of a 9-point shift
-    assert perturbation_gate("ocr-noise", rows, _noise(3.0), 5.0, 10).status != FAIL
+    assert perturbation_gate("ocr-noise", cases, _noise(3.0), 5.0, 10).status != FAIL

@@ -41,11 +41,17 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-from pytest_screeneval.evidence.gates import GateResult
+from pytest_screeneval.evidence.gate_result import (
+    FAIL,
+    INCONCLUSIVE,
+    NOT_APPLICABLE,
+    PASS,
+    GateResult,
+    at_most,
+)
 from pytest_screeneval.evidence.intervals import two_sided_quantile
 from pytest_screeneval.evidence.metrics import CriterionAgreement
 from pytest_screeneval.evidence.noise import NoiseEstimate
-from pytest_screeneval.evidence.paired import FAIL, INCONCLUSIVE, PASS
 
 __all__ = [
     "agreement_drop_gate",
@@ -76,14 +82,23 @@ def _decide(estimate: float, half: float, limit: float, n: int) -> str:
 
 
 def agreement_drop_gate(
-    plain: GateResult,
     row: CriterionAgreement,
-    noise: NoiseEstimate,
-    baseline_noise: NoiseEstimate | None,
+    limit: float,
+    *,
+    has_baseline: bool,
+    noise: NoiseEstimate | None = None,
+    baseline_noise: NoiseEstimate | None = None,
     confidence: float = 0.95,
 ) -> GateResult:
-    """The plain ``agreement-drop[criterion]`` gate with the noise's interval (module docstring)."""
-    if plain.status not in (PASS, FAIL) or row.baseline_exact_pct is None or not row.cases:
+    """``agreement-drop[criterion]``: the drop in exact agreement against the baseline, with
+    the noise's interval when the scorer measured any (module docstring)."""
+    name = f"agreement-drop[{row.criterion}]"
+    if not has_baseline:
+        return at_most(name, None, limit, row.cases, "no baseline to compare with")
+    plain_detail = f"exact {row.exact_pct:.1f}% vs baseline {row.baseline_exact_pct or 0:.1f}%"
+    drop = None if row.change is None else max(0.0, -row.change)
+    plain = at_most(name, drop, limit, row.cases, plain_detail)
+    if noise is None or plain.status not in (PASS, FAIL) or row.baseline_exact_pct is None:
         return plain
     r_now, df = change_share(noise, row.criterion)
     r_base = r_now
@@ -93,19 +108,20 @@ def agreement_drop_gate(
     standard_error = 100.0 * math.sqrt(n * (r_now + r_base) / 2.0) / n
     if standard_error <= 0:
         return plain
-    limit = float(plain.limit.removeprefix("<= "))
-    drop = row.baseline_exact_pct - row.exact_pct
+    signed = row.baseline_exact_pct - row.exact_pct
     half = two_sided_quantile(confidence, df or None) * standard_error
-    low, high = drop - half, drop + half
+    low, high = signed - half, signed + half
     status = FAIL if low > limit + _EPS else PASS if high <= limit + _EPS else INCONCLUSIVE
     detail = (
-        f"{plain.detail}; paired over {n} cases: drop {drop:.1f}, {confidence * 100:g}% CI "
+        f"{plain_detail}; paired over {n} cases: drop {signed:.1f}, {confidence * 100:g}% CI "
         f"{low:.1f}–{high:.1f} (level changes in {100 * r_now:.0f}% of re-scores now, "
         f"{100 * r_base:.0f}% at the baseline)"
     )
     if status == INCONCLUSIVE:
-        detail += f"; to decide: {_decide(drop, half, limit, n)}"
-    return GateResult(plain.name, plain.value, plain.limit, plain.n, status, detail)
+        detail += f"; to decide: {_decide(signed, half, limit, n)}"
+    # the value is the drop the interval is around (a rise shows as a drop of 0, as before)
+    value = max(0.0, signed)
+    return GateResult(name, value, plain.limit, n, status, detail, (low, high))
 
 
 def noise_differences(noise: NoiseEstimate, baseline_noise: NoiseEstimate | None) -> float:
@@ -120,18 +136,36 @@ def noise_differences(noise: NoiseEstimate, baseline_noise: NoiseEstimate | None
 
 
 def moved_share_gate(
-    plain: GateResult,
-    statuses: Mapping[str, int],
-    reviewed: int,
+    moved: int,
+    compared: int,
+    limit: float,
+    *,
+    has_baseline: bool,
+    reviewed: int = 0,
+    statuses: Mapping[str, int] | None = None,
     noise_share: float = 0.0,
     z: float = 1.96,
 ) -> GateResult:
-    """The plain ``moved-share`` gate counting confirmed movements only (module docstring).
+    """``moved-share``: unreviewed moved items of the compared ones, counting only confirmed
+    movements when items were confirmed against the noise (module docstring).
 
     ``statuses``: how many unreviewed movements were ``confirmed``, ``unstable``,
     ``unconfirmed`` (budget spent) or ``not re-scored`` (within the item's tolerance); with none
-    but confirmed ones the plain gate stands as it is. ``noise_share``: r̄.
+    but confirmed ones the plain share stands. ``noise_share``: r̄.
     """
+    name = "moved-share"
+    if not has_baseline:
+        return at_most(name, None, limit, compared, "no baseline to compare with")
+    share = 100.0 * moved / compared if compared else None
+    plain = at_most(
+        name,
+        share,
+        limit,
+        compared,
+        f"{moved} of {compared} items moved unreviewed"
+        + (f" ({reviewed} reviewed, not counted)" if reviewed else ""),
+    )
+    statuses = statuses or {}
     unstable = statuses.get("unstable", 0)
     spent = statuses.get("unconfirmed", 0)
     within_tolerance = statuses.get("not re-scored", 0)
@@ -140,7 +174,6 @@ def moved_share_gate(
         return plain
     confirmed = statuses.get("confirmed", 0)
     n = plain.n
-    limit = float(plain.limit.removeprefix("<= "))
     value = 100.0 * confirmed / n
     expected = n * noise_share
     explained = expected + z * math.sqrt(expected)
@@ -156,7 +189,6 @@ def moved_share_gate(
         f"{explained:.1f}); {undecided} undecided"
         + (f" ({reviewed} reviewed, not counted)" if reviewed else "")
     ]
-    parts += [p for p in plain.detail.split("; ") if "scorer error" in p]
     if status == INCONCLUSIVE:
         ways = []
         if spent:
@@ -172,20 +204,35 @@ def moved_share_gate(
                 "among them) or give the baseline more answers (--screeneval-repeat)"
             )
         parts.append(f"to decide: {' or '.join(ways)}")
-    return GateResult(plain.name, value, plain.limit, n, status, "; ".join(parts))
+    return GateResult(name, value, plain.limit, n, status, "; ".join(parts))
 
 
-def crossings_gate(gate: GateResult, statuses: Sequence[str]) -> GateResult:
-    """unreviewed-crossings judged on what each unreviewed crossing's item concluded
-    (``confirmed``, ``unstable`` or ``unconfirmed``); a crossing no item judged counts."""
+def crossings_gate(
+    unreviewed: int,
+    crossings: int,
+    *,
+    has_baseline: bool,
+    statuses: Sequence[str] | None = None,
+) -> GateResult:
+    """``unreviewed-crossings`` (at most 0), judged on what each unreviewed crossing's item
+    concluded (``confirmed``, ``unstable`` or ``unconfirmed``) when given; a crossing no item
+    judged counts. Its n counts events, so a run with none passes."""
+    name = "unreviewed-crossings"
+    if not has_baseline:
+        return GateResult(
+            name, None, "<= 0", crossings, NOT_APPLICABLE, "no baseline to compare with"
+        )
+    detail = f"{crossings} crossing(s) in all"
+    if statuses is None or not crossings:
+        status = PASS if unreviewed == 0 else FAIL
+        return GateResult(name, float(unreviewed), "<= 0", crossings, status, detail)
     confirmed = sum(1 for status in statuses if status not in ("unstable", "unconfirmed"))
     undecided = len(statuses) - confirmed
     status = FAIL if confirmed else (INCONCLUSIVE if undecided else PASS)
-    detail = gate.detail
     if undecided:
         detail = (
             f"{detail}; {confirmed} confirmed, {undecided} within the scorer's noise or not "
             "confirmed: to decide, review them (screeneval review RUN CASE) or re-run with "
             "--screeneval-repeat"
         )
-    return GateResult(gate.name, float(confirmed), gate.limit, gate.n, status, detail)
+    return GateResult(name, float(confirmed), "<= 0", crossings, status, detail)

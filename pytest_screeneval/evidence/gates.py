@@ -1,9 +1,12 @@
-"""Session gates: each a name, a value, a limit, an n and a verdict.
+"""Session gates: each a name, a value, a limit, an n and a verdict, built in one pass.
 
-Pure module. A gate with nothing to measure (no baseline yet, no repeats, no counterfactuals
-selected) says so with status ``N/A`` instead of passing silently; so does a gate whose n is 0
-whatever its value (``0 of 0 items differ`` is no evidence of anything), and a gate whose n was
-shrunk by scorer errors says how many were left out.
+Pure module. ``evaluate_gates`` calls one builder per gate, noise-aware from the start: the
+gates against the baseline (``evidence.baseline_gates``) and the fairness gates
+(``evidence.fairness_gates``) get the scorer's measured noise with their inputs. A gate with
+nothing to measure (no baseline yet, no repeats, no counterfactuals selected) says so with status
+``N/A`` instead of passing silently; so does a gate whose n is 0 whatever its value (``0 of 0
+items differ`` is no evidence of anything), and a gate whose n was shrunk by scorer errors says
+how many were left out.
 """
 
 from __future__ import annotations
@@ -11,72 +14,38 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from pytest_screeneval.evidence.gate_status import GateStatus
+from pytest_screeneval.evidence.baseline_gates import (
+    agreement_drop_gate,
+    crossings_gate,
+    moved_share_gate,
+    noise_differences,
+)
+from pytest_screeneval.evidence.fairness_gates import counterfactual_gate, perturbation_gate
+from pytest_screeneval.evidence.fairness_summary import CounterfactualCase, PerturbationCase
+from pytest_screeneval.evidence.gate_result import (
+    FAIL,
+    INCONCLUSIVE,
+    NOT_APPLICABLE,
+    PASS,
+    GateResult,
+    GateStatus,
+    at_least,
+    at_most,
+)
 from pytest_screeneval.evidence.metrics import CriterionAgreement, SelfConsistency, SliceAgreement
+from pytest_screeneval.evidence.noise import NoiseEstimate
 
-__all__ = ["GateInputs", "GateLimits", "GateResult", "evaluate_gates"]
-
-PASS, FAIL, NOT_APPLICABLE = GateStatus.PASS, GateStatus.FAIL, GateStatus.NOT_APPLICABLE
-
-
-@dataclass(frozen=True)
-class GateResult:
-    name: str
-    value: float | None
-    limit: str  # e.g. "<= 5", ">= 80"
-    n: int
-    status: GateStatus
-    detail: str = ""
-
-    @property
-    def failed(self) -> bool:
-        return self.status == FAIL
-
-    def as_dict(self) -> dict[str, object]:
-        return {
-            "name": self.name,
-            "value": self.value,
-            "limit": self.limit,
-            "n": self.n,
-            "status": self.status,
-            "detail": self.detail,
-        }
-
-
-def _nothing_measured(name: str, limit: str, n: int, detail: str) -> GateResult | None:
-    """N/A for a gate with n = 0: a value over nothing passes nothing."""
-    if n > 0:
-        return None
-    return GateResult(name, None, limit, 0, NOT_APPLICABLE, detail or "n = 0: nothing to measure")
-
-
-def _at_most(
-    name: str,
-    value: float | None,
-    limit: float,
-    n: int,
-    detail: str = "",
-    *,
-    counts_events: bool = False,
-) -> GateResult:
-    # a gate whose n counts events (crossings) rather than measurements passes with none
-    if not counts_events and (empty := _nothing_measured(name, f"<= {limit:g}", n, detail)):
-        return empty
-    if value is None:
-        return GateResult(name, None, f"<= {limit:g}", n, NOT_APPLICABLE, detail)
-    return GateResult(
-        name, value, f"<= {limit:g}", n, PASS if value <= limit + 1e-9 else FAIL, detail
-    )
-
-
-def _at_least(name: str, value: float | None, limit: float, n: int, detail: str = "") -> GateResult:
-    if (empty := _nothing_measured(name, f">= {limit:g}", n, detail)) is not None:
-        return empty
-    if value is None:
-        return GateResult(name, None, f">= {limit:g}", n, NOT_APPLICABLE, detail)
-    return GateResult(
-        name, value, f">= {limit:g}", n, PASS if value >= limit - 1e-9 else FAIL, detail
-    )
+__all__ = [
+    "FAIL",
+    "INCONCLUSIVE",
+    "NOT_APPLICABLE",
+    "PASS",
+    "GateInputs",
+    "GateLimits",
+    "GateResult",
+    "GateStatus",
+    "evaluate_gates",
+]
 
 
 @dataclass(frozen=True)
@@ -89,10 +58,8 @@ class GateInputs:
     compared: int
     slices: Sequence[SliceAgreement]
     slice_min_n: int
-    counterfactual_worst: Mapping[
-        str, tuple[float, float, int, str]
-    ]  # attr -> (worst, mean, n, where)
-    perturbation_worst: Mapping[str, tuple[float, int, str]]  # kind -> (worst shift, n, where)
+    counterfactual: Mapping[str, Sequence[CounterfactualCase]]
+    perturbation: Mapping[str, Sequence[PerturbationCase]]
     consistency: SelfConsistency | None
     protected_flags: int
     rationale_items: int
@@ -105,6 +72,13 @@ class GateInputs:
     served_mismatches: int = 0
     served_answers: int = 0
     served_detail: str = ""
+    # the scorer's measured noise (None: judge every difference as exact), the baseline's own
+    noise: NoiseEstimate | None = None
+    baseline_noise: NoiseEstimate | None = None
+    # what confirmation concluded of each unreviewed movement / crossing (None: not confirmed)
+    movement_statuses: Mapping[str, int] | None = None
+    crossing_statuses: Sequence[str] | None = None
+    perturbation_examples: int = 1
 
 
 @dataclass(frozen=True)
@@ -122,117 +96,86 @@ def evaluate_gates(inputs: GateInputs, limits: GateLimits) -> list[GateResult]:
     if not inputs.scorer_errors:
         return gates
     shrunk = f"{inputs.scorer_errors} scorer error(s) left out of its n"
-    return [
-        GateResult(
-            g.name, g.value, g.limit, g.n, g.status, f"{g.detail}; {shrunk}" if g.detail else shrunk
+    return [g.with_detail(shrunk) for g in gates]
+
+
+def worst_slice_gate(slices: Sequence[SliceAgreement], min_n: int, limit: float) -> GateResult:
+    gated = [s for s in slices if s.cases >= min_n]
+    small = len(slices) - len(gated)
+    if not gated:
+        return at_least("worst-slice", None, limit, 0, f"no slice has n >= {min_n} cases")
+    worst = min(gated, key=lambda s: (s.pct, s.slice))
+    detail = (
+        f"{worst.slice}: {worst.within}/{worst.items} items, {worst.cases} cases, "
+        f"95% CI {worst.ci_low:.1f}–{worst.ci_high:.1f}"
+        + (f"; {small} slice(s) under n={min_n} shown, not gated" if small else "")
+    )
+    return at_least("worst-slice", worst.pct, limit, worst.cases, detail)
+
+
+def self_disagreement_gate(consistency: SelfConsistency | None, limit: float) -> GateResult:
+    if consistency is None:
+        return at_most(
+            "self-disagreement", None, limit, 0, "run with --screeneval-repeat 2 or more to measure"
         )
-        for g in gates
-    ]
+    c = consistency
+    return at_most(
+        "self-disagreement",
+        c.pct,
+        limit,
+        c.items,
+        f"{c.disagreeing} of {c.items} items differ across {c.repeats} repeats",
+    )
 
 
 def _evaluate(inputs: GateInputs, limits: GateLimits) -> list[GateResult]:
-    gates: list[GateResult] = []
-    for row in sorted(inputs.agreement, key=lambda r: r.criterion):
-        drop = None if row.change is None else max(0.0, -row.change)
-        detail = (
-            "no baseline to compare with"
-            if not inputs.has_baseline
-            else f"exact {row.exact_pct:.1f}% vs baseline {row.baseline_exact_pct or 0:.1f}%"
+    gates: list[GateResult] = [
+        agreement_drop_gate(
+            row,
+            limits.max_agreement_drop,
+            has_baseline=inputs.has_baseline,
+            noise=inputs.noise,
+            baseline_noise=inputs.baseline_noise,
         )
-        gates.append(
-            _at_most(
-                f"agreement-drop[{row.criterion}]",
-                drop,
-                limits.max_agreement_drop,
-                row.cases,
-                detail,
-            )
-        )
-
-    share = (
-        100.0 * inputs.moved / inputs.compared if inputs.has_baseline and inputs.compared else None
-    )
+        for row in sorted(inputs.agreement, key=lambda r: r.criterion)
+    ]
     gates.append(
-        _at_most(
-            "moved-share",
-            share,
-            limits.max_moved_share,
+        moved_share_gate(
+            inputs.moved,
             inputs.compared,
-            f"{inputs.moved} of {inputs.compared} items moved unreviewed"
-            + (f" ({inputs.reviewed_moves} reviewed, not counted)" if inputs.reviewed_moves else "")
-            if share is not None
-            else "no baseline to compare with",
+            limits.max_moved_share,
+            has_baseline=inputs.has_baseline,
+            reviewed=inputs.reviewed_moves,
+            statuses=inputs.movement_statuses,
+            noise_share=(
+                noise_differences(inputs.noise, inputs.baseline_noise)
+                if inputs.noise is not None
+                else 0.0
+            ),
         )
     )
-
-    gated = [s for s in inputs.slices if s.cases >= inputs.slice_min_n]
-    small = len(inputs.slices) - len(gated)
-    if gated:
-        worst = min(gated, key=lambda s: (s.pct, s.slice))
-        detail = (
-            f"{worst.slice}: {worst.within}/{worst.items} items, {worst.cases} cases, "
-            f"95% CI {worst.ci_low:.1f}–{worst.ci_high:.1f}"
-            + (f"; {small} slice(s) under n={inputs.slice_min_n} shown, not gated" if small else "")
-        )
+    gates.append(worst_slice_gate(inputs.slices, inputs.slice_min_n, limits.min_worst_slice))
+    for attribute, cases in sorted(inputs.counterfactual.items()):
+        gates.append(counterfactual_gate(attribute, cases, inputs.noise, limits.max_gap))
+    for kind, shifted in sorted(inputs.perturbation.items()):
         gates.append(
-            _at_least("worst-slice", worst.pct, limits.min_worst_slice, worst.cases, detail)
-        )
-    else:
-        gates.append(
-            _at_least(
-                "worst-slice",
-                None,
-                limits.min_worst_slice,
-                0,
-                f"no slice has n >= {inputs.slice_min_n} cases",
+            perturbation_gate(
+                kind,
+                shifted,
+                inputs.noise,
+                limits.max_perturbation_shift,
+                inputs.perturbation_examples,
             )
         )
-
-    for attribute, (worst_gap, mean_gap, n, where) in sorted(inputs.counterfactual_worst.items()):
-        gates.append(
-            _at_most(
-                f"counterfactual-gap[{attribute}]",
-                worst_gap,
-                limits.max_gap,
-                n,
-                f"mean {mean_gap:.1f}; worst {where}",
-            )
-        )
-    for kind, (shift, n, where) in sorted(inputs.perturbation_worst.items()):
-        gates.append(
-            _at_most(f"perturbation-shift[{kind}]", shift, limits.max_perturbation_shift, n, where)
-        )
-
-    if inputs.consistency is None:
-        gates.append(
-            _at_most(
-                "self-disagreement",
-                None,
-                limits.max_self_disagreement,
-                0,
-                "run with --screeneval-repeat 2 or more to measure",
-            )
-        )
-    else:
-        c = inputs.consistency
-        gates.append(
-            _at_most(
-                "self-disagreement",
-                c.pct,
-                limits.max_self_disagreement,
-                c.items,
-                f"{c.disagreeing} of {c.items} items differ across {c.repeats} repeats",
-            )
-        )
-
+    gates.append(self_disagreement_gate(inputs.consistency, limits.max_self_disagreement))
     gates.append(
-        _at_most(
+        at_most(
             "protected-attribute-flags", float(inputs.protected_flags), 0, inputs.rationale_items
         )
     )
     # a run scored by another model than the one asked for is evidence about that other model
     gates.append(
-        _at_most(
+        at_most(
             "served-model",
             float(inputs.served_mismatches),
             0,
@@ -241,15 +184,11 @@ def _evaluate(inputs: GateInputs, limits: GateLimits) -> list[GateResult]:
         )
     )
     gates.append(
-        _at_most(
-            "unreviewed-crossings",
-            float(inputs.unreviewed_crossings) if inputs.has_baseline else None,
-            0,
+        crossings_gate(
+            inputs.unreviewed_crossings,
             inputs.crossings,
-            f"{inputs.crossings} crossing(s) in all"
-            if inputs.has_baseline
-            else "no baseline to compare with",
-            counts_events=True,
+            has_baseline=inputs.has_baseline,
+            statuses=inputs.crossing_statuses,
         )
     )
     return gates

@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from statistics import fmean
 
-from pytest_screeneval.evidence.gate_status import GateStatus
+from pytest_screeneval.evidence.gate_result import FAIL, INCONCLUSIVE, PASS, GateStatus
 from pytest_screeneval.evidence.intervals import Interval, difference_interval, two_sided_quantile
 
 __all__ = [
@@ -39,7 +39,6 @@ __all__ = [
     "worst_case_interval",
 ]
 
-PASS, FAIL, INCONCLUSIVE = GateStatus.PASS, GateStatus.FAIL, GateStatus.INCONCLUSIVE
 _EPS = 1e-9
 
 
@@ -160,6 +159,7 @@ def worst_case_interval(
 @dataclass(frozen=True)
 class GateCall:
     status: GateStatus
+    basis: Interval | None  # the estimate the verdict rests on, with its interval
     detail: str
     to_decide: str = ""  # for INCONCLUSIVE: what would decide it
 
@@ -188,26 +188,46 @@ def judge_limit(
     worst_case_where: str = "",
     shown: Callable[[PairEstimate], str] = PairEstimate.shown,
 ) -> GateCall:
-    """Three-way verdict of "the gap is at most ``limit``" (see the module docstring)."""
+    """Three-way verdict of "the gap is at most ``limit``" (see the module docstring).
+
+    The call's ``basis`` is the estimate the verdict rests on: for a FAIL the one whose interval
+    lies farthest beyond the limit, for a PASS the worst case when its whole interval is within
+    the limit (else the largest systematic estimate), for an INCONCLUSIVE the undecided
+    systematic estimate. So a PASS never rests on a value beyond its limit, nor a FAIL on one
+    within it; and with no noise (zero-width intervals) the basis is the worst case, as a plain
+    comparison of the worst gap with the limit.
+    """
+    systematic = shown(estimates[0]) if estimates else "no value pair measured"
     beyond = [e for e in estimates if e.interval.low > limit + _EPS]
     worst_beyond = worst_case is not None and worst_case.low > limit + _EPS
-    systematic = shown(estimates[0]) if estimates else "no value pair measured"
     if beyond or worst_beyond:
-        if beyond:
-            return GateCall(FAIL, f"systematic {shown(beyond[0])}")
-        assert worst_case is not None
-        return GateCall(
-            FAIL,
-            f"worst case {worst_case_where}: gap {worst_case.estimate:.1f}, "
-            f"{worst_case.shown()} (all cases at once); {systematic}",
-        )
-    worst_within = worst_case is not None and worst_case.high <= limit + _EPS
-    all_within = bool(estimates) and all(e.interval.high <= limit + _EPS for e in estimates)
-    if worst_within or all_within:
-        return GateCall(PASS, systematic)
+        strongest = max(beyond, key=lambda e: e.interval.low, default=None)
+        if (
+            worst_case is not None
+            and worst_beyond
+            and (strongest is None or worst_case.low >= strongest.interval.low - _EPS)
+        ):
+            return GateCall(
+                FAIL,
+                worst_case,
+                f"worst single case {worst_case_where}: gap {worst_case.estimate:.1f}, "
+                f"{worst_case.shown()} (all cases at once); {systematic}",
+            )
+        assert strongest is not None
+        return GateCall(FAIL, strongest.interval, f"systematic {shown(strongest)}")
+    if worst_case is not None and worst_case.high <= limit + _EPS:
+        return GateCall(PASS, worst_case, systematic)
+    if estimates and all(e.interval.high <= limit + _EPS for e in estimates):
+        largest = max(estimates, key=lambda e: (e.interval.high, e.interval.estimate))
+        return GateCall(PASS, largest.interval, systematic)
     undecided = [e for e in estimates if e.interval.high > limit + _EPS]
     if not undecided:
         return GateCall(
-            INCONCLUSIVE, systematic, "nothing measured yet: select cases with variants"
+            INCONCLUSIVE, None, systematic, "nothing measured yet: select cases with variants"
         )
-    return GateCall(INCONCLUSIVE, f"systematic {shown(undecided[0])}", _needed(undecided[0], limit))
+    return GateCall(
+        INCONCLUSIVE,
+        undecided[0].interval,
+        f"systematic {shown(undecided[0])}",
+        _needed(undecided[0], limit),
+    )

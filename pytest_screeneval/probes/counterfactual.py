@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import statistics
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
@@ -36,13 +35,10 @@ from pytest_screeneval.golden.model import (
 )
 
 __all__ = [
-    "AttributeGap",
     "CounterfactualError",
     "VariantScores",
-    "attribute_gap",
     "attribute_kind",
     "case_variants",
-    "summarize_gaps",
     "variant_key",
     "with_attribute",
 ]
@@ -253,86 +249,9 @@ def case_variants(case: Case, variants: Variants) -> dict[str, list[tuple[Varian
 # --------------------------------------------------------------------------------------------
 
 
-def attribute_gap(overall_by_value: Mapping[str, float]) -> tuple[float, str, str]:
-    """The gap (max − min overall) across an attribute's values, and the values that gave the
-    highest and the lowest score, in that order. With a zero gap, the first two values."""
-    if not overall_by_value:
-        raise ValueError("attribute_gap needs at least one scored value")
-    keys = list(overall_by_value)
-    high = max(keys, key=lambda k: overall_by_value[k])
-    low = min(keys, key=lambda k: overall_by_value[k])
-    gap = overall_by_value[high] - overall_by_value[low]
-    if gap == 0 and len(keys) > 1:
-        high, low = keys[0], keys[1]
-    return gap, high, low
-
-
 @dataclass(frozen=True)
 class VariantScores:
     """What one variant of one case scored: overall (0–100) and per criterion (scale points)."""
 
     overall: float
     criteria: Mapping[str, float] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class AttributeGap:
-    """The gaps of one attribute over the cases that carry it.
-
-    ``worst_values`` is (value scoring highest, value scoring lowest) on ``worst_case``;
-    ``per_criterion`` is each criterion's worst gap in scale points; ``case_gaps`` each case's
-    overall gap.
-    """
-
-    attribute: str
-    mean_gap: float
-    worst_gap: float
-    worst_case: str
-    worst_values: tuple[str, str]
-    per_criterion: Mapping[str, float]
-    n_cases: int
-    case_gaps: Mapping[str, float] = field(default_factory=dict)
-
-
-def summarize_gaps(
-    scores: Mapping[str, Mapping[str, Mapping[str, VariantScores]]],
-) -> dict[str, AttributeGap]:
-    """Per attribute: the mean and worst overall gap over cases, where it happened, and the worst
-    gap per criterion.
-
-    ``scores`` is attribute → case id → variant key → :class:`VariantScores`. A case scored on
-    fewer than two values has no gap and is not counted; an attribute with no such case is left
-    out, so ``n_cases`` always says what a figure rests on. Ties go to the first case id in
-    sorted order, so the summary does not depend on the order rows arrived in.
-    """
-    summary: dict[str, AttributeGap] = {}
-    for attribute, by_case in scores.items():
-        case_gaps: dict[str, float] = {}
-        worst: tuple[float, str, str, str] | None = None
-        per_criterion: dict[str, float] = {}
-        for case_id in sorted(by_case):
-            by_value = by_case[case_id]
-            if len(by_value) < 2:
-                continue
-            gap, high, low = attribute_gap({k: v.overall for k, v in by_value.items()})
-            case_gaps[case_id] = gap
-            if worst is None or gap > worst[0]:
-                worst = (gap, case_id, high, low)
-            for criterion in sorted({c for v in by_value.values() for c in v.criteria}):
-                seen = [v.criteria[criterion] for v in by_value.values() if criterion in v.criteria]
-                if len(seen) >= 2:
-                    spread = max(seen) - min(seen)
-                    per_criterion[criterion] = max(per_criterion.get(criterion, 0.0), spread)
-        if worst is None:
-            continue
-        summary[attribute] = AttributeGap(
-            attribute=attribute,
-            mean_gap=statistics.fmean(case_gaps.values()),
-            worst_gap=worst[0],
-            worst_case=worst[1],
-            worst_values=(worst[2], worst[3]),
-            per_criterion=per_criterion,
-            n_cases=len(case_gaps),
-            case_gaps=case_gaps,
-        )
-    return summary

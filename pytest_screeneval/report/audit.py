@@ -12,7 +12,6 @@ demographics); the document says so, and says whether the golden set changed sin
 from __future__ import annotations
 
 import json
-import statistics
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
@@ -22,6 +21,12 @@ from typing import Any
 import sqlalchemy as sa
 
 from pytest_screeneval.errors import ScreenevalError, StoreError
+from pytest_screeneval.evidence.fairness_summary import (
+    FairnessCases,
+    collect,
+    gap_summary,
+    shift_summary,
+)
 from pytest_screeneval.evidence.historical import AGE
 from pytest_screeneval.evidence.metrics import (
     criterion_agreement,
@@ -41,7 +46,7 @@ from pytest_screeneval.evidence.rates import (
 )
 from pytest_screeneval.evidence.reliability import rater_agreement
 from pytest_screeneval.golden.model import DECISION, ORIGINAL, Case, GoldenSet, Rubric, Variants
-from pytest_screeneval.probes.counterfactual import VariantScores, summarize_gaps, variant_key
+from pytest_screeneval.probes.counterfactual import VariantScores, variant_key
 from pytest_screeneval.report.audit_noise import noise_document
 from pytest_screeneval.report.audit_sections import (
     acceptance_entry,
@@ -91,6 +96,7 @@ def build_audit(
     baseline = _baseline(store, run)
     baseline_table = _table(store.scores(baseline.run_id), ORIGINAL) if baseline else None
     overall = overall_by_case(rubric, table)
+    fairness = _fairness_cases(rows, rubric, golden.variants)
     return {
         "format": FORMAT,
         "generated_at": utc_now(),
@@ -116,8 +122,8 @@ def build_audit(
         },
         "agreement": _agreement(judged, rubric, table, baseline_table, tolerance, slice_min_n),
         "movement": _movement(store, rubric, run, baseline, table, baseline_table),
-        "counterfactual": _counterfactual(rows, rubric, max_gap, golden.variants),
-        "perturbation": _perturbation(rows, rubric, overall, max_perturbation_shift),
+        "counterfactual": _counterfactual(fairness, max_gap),
+        "perturbation": _perturbation(fairness, max_perturbation_shift),
         # re-scores are stored rows: the noise the run measured, as the store shows it
         "noise": noise_document(rows, rubric, int(run.config.get("repeat", 1) or 1)),
         "raters": _raters(golden, rubric),
@@ -299,57 +305,38 @@ def _movement(
     }
 
 
-def _in_variants_order(
-    by_value: Mapping[str, VariantScores], attribute: str, variants: Variants
-) -> dict[str, VariantScores]:
-    """The values in variants.yaml order, as the session sees them: with every gap at 0 the
-    worst pair is then the same first two values the terminal summary names."""
-    spec = variants.attributes.get(attribute)
-    order = [variant_key(attribute, v.value).split("=", 1)[1] for v in spec.values] if spec else []
-    rank = {value: i for i, value in enumerate(order)}
-    return dict(sorted(by_value.items(), key=lambda kv: (rank.get(kv[0], len(rank)), kv[0])))
-
-
-def _counterfactual(
-    rows: Sequence[ScoreRow], rubric: Rubric, max_gap: float, variants: Variants
-) -> dict[str, Any]:
-    by_attribute: dict[str, dict[str, dict[str, VariantScores]]] = defaultdict(
-        lambda: defaultdict(dict)
+def _fairness_cases(rows: Sequence[ScoreRow], rubric: Rubric, variants: Variants) -> FairnessCases:
+    """Every stored answer grouped as the live summary groups its results (one computation)."""
+    answers: dict[tuple[str, str], dict[int, dict[str, int]]] = defaultdict(dict)
+    for r in rows:
+        levels = answers[(r.case_id, r.variant_key)].setdefault(r.repeat_index, {})
+        if r.score is not None and r.error is None:
+            levels[r.criterion] = r.score
+    order = {
+        attribute: [variant_key(attribute, v.value).split("=", 1)[1] for v in spec.values]
+        for attribute, spec in variants.attributes.items()
+    }
+    return collect(
+        {key: [lv for _r, lv in sorted(by.items())] for key, by in answers.items()}, rubric, order
     )
-    failed: Counter[str] = Counter()
-    for (case_id, key), scores in _variant_overall(rows, rubric).items():
-        if key.startswith(PERTURB_PREFIX) or "=" not in key:
-            continue
-        attribute = key.split("=", 1)[0]
-        if scores is None:
-            failed[attribute] += 1
-            continue
-        by_attribute[attribute][case_id][key.split("=", 1)[1]] = scores
-    for attribute, by_case in by_attribute.items():
-        for case_id in by_case:
-            by_case[case_id] = _in_variants_order(by_case[case_id], attribute, variants)
+
+
+def _counterfactual(cases: FairnessCases, max_gap: float) -> dict[str, Any]:
+    by_case = {a: {c.case_id: c for c in found} for a, found in cases.counterfactual.items()}
     attributes = []
-    for attribute, gap in sorted(summarize_gaps(by_attribute).items()):
+    for attribute, gap in gap_summary(cases.counterfactual).items():
         worst = sorted(gap.case_gaps.items(), key=lambda kv: (-kv[1], kv[0]))
         attributes.append(
-            {
+            gap.as_dict()
+            | {
                 "attribute": attribute,
-                "n_cases": gap.n_cases,
-                "mean_gap": gap.mean_gap,
-                "worst_gap": gap.worst_gap,
-                "worst_case": gap.worst_case,
-                "worst_values": list(gap.worst_values),
-                "per_criterion": dict(gap.per_criterion),
                 "over_limit": sum(1 for g in gap.case_gaps.values() if g > max_gap + 1e-9),
-                "failed_variants": failed[attribute],
+                "failed_variants": cases.failed_variants.get(attribute, 0),
                 "worst_cases": [
                     {
                         "case_id": case_id,
                         "gap": case_gap,
-                        "overall": {
-                            value: s.overall
-                            for value, s in by_attribute[attribute][case_id].items()
-                        },
+                        "overall": by_case[attribute][case_id].means(),
                     }
                     for case_id, case_gap in worst[:WORST_CASES_SHOWN]
                 ],
@@ -358,34 +345,29 @@ def _counterfactual(
     return {"max_gap": max_gap, "attributes": attributes}
 
 
-def _perturbation(
-    rows: Sequence[ScoreRow], rubric: Rubric, original: Mapping[str, float], limit: float
-) -> dict[str, Any]:
-    shifts: dict[str, list[tuple[float, str]]] = defaultdict(list)
-    failed: Counter[str] = Counter()
-    for (case_id, key), scores in _variant_overall(rows, rubric).items():
-        if not key.startswith(PERTURB_PREFIX):
-            continue
-        kind = key[len(PERTURB_PREFIX) :].rsplit(":", 1)[0]
-        if scores is None or case_id not in original:
-            failed[kind] += 1
-            continue
-        shifts[kind].append((abs(scores.overall - original[case_id]), case_id))
+def _perturbation(cases: FairnessCases, limit: float) -> dict[str, Any]:
+    shifts = shift_summary(cases.perturbation)
     kinds = []
-    for kind in sorted(set(shifts) | set(failed)):
-        found = shifts.get(kind, [])
-        # the biggest shift; on a tie, the first case id
-        worst = min(found, key=lambda s: (-s[0], s[1]), default=None)
+    for kind in sorted(set(cases.perturbation) | set(cases.failed_examples)):
+        found = shifts.get(kind)
+        failed = cases.failed_examples.get(kind, 0)
+        over = sum(
+            1
+            for case in cases.perturbation.get(kind, ())
+            if case.original
+            for shift in case.shifts().values()
+            if shift > limit + 1e-9
+        )
         kinds.append(
             {
                 "kind": kind,
-                "texts": len(found) + failed[kind],
-                "cases": len({case_id for _, case_id in found}),
-                "worst_shift": worst[0] if worst else None,
-                "worst_case": worst[1] if worst else None,
-                "mean_shift": statistics.fmean(s for s, _ in found) if found else None,
-                "over_limit": sum(1 for s, _ in found if s > limit + 1e-9),
-                "failed": failed[kind],
+                "texts": (found.texts if found else 0) + failed,
+                "cases": found.n_cases if found else 0,
+                "worst_shift": found.worst_shift if found else None,
+                "worst_case": found.worst_case if found else None,
+                "mean_shift": found.mean_shift if found else None,
+                "over_limit": over,
+                "failed": failed,
             }
         )
     return {"max_shift": limit, "kinds": kinds}

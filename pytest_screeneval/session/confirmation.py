@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from pytest_screeneval.evidence.confirm import Confirmation, confirm_spread
 from pytest_screeneval.evidence.noise import NoiseEstimate, estimate_noise
+from pytest_screeneval.evidence.verdicts import ConfirmationNote
 from pytest_screeneval.golden.model import ORIGINAL, sha256_text
 from pytest_screeneval.scoring.results import JobResult, ScoringJob
 from pytest_screeneval.scoring.runner import run_jobs
@@ -66,6 +67,10 @@ class Outcome:
             ("confirmation", self.line),
             ("confirm_calls", str(self.calls)),
         )
+
+    def note(self) -> ConfirmationNote:
+        """The outcome as the pure item rules take it."""
+        return ConfirmationNote(self.status, self.line, self.properties())
 
 
 class _Scores(Protocol):

@@ -47,7 +47,7 @@ from pytest_screeneval.session.confirmation import Confirmer
 from pytest_screeneval.session.fairness import Fairness
 from pytest_screeneval.session.golden_cases import GoldenCases
 from pytest_screeneval.session.judge import Judge, protected_terms
-from pytest_screeneval.session.noise_summary import ItemOutcome, judge_against_noise
+from pytest_screeneval.session.noise_summary import ItemOutcome, record_noise
 from pytest_screeneval.session.plan import CostPlan, cost_plan
 from pytest_screeneval.session.run import Baseline, RunLog
 from pytest_screeneval.session.scores import ItemNeed, ScoreRequest, Scores
@@ -498,8 +498,7 @@ class ScreenevalSession:
         return WorkerOutput(
             write_error=write_error,
             needs=tuple(self.ran_needs),
-            counterfactual=self.fairness.counterfactual_gaps,
-            perturbation=self.fairness.perturbation_shifts,
+            fairness_outcomes=self.fairness.output(),
             movements=self.baseline_confirmation.output(),
             scorer_calls=self.scores.calls,
             warnings=tuple(self.warnings),
@@ -508,7 +507,7 @@ class ScreenevalSession:
 
     def merge_worker_output(self, output: WorkerOutput) -> None:
         self.needs.extend(output.needs)
-        self.fairness.merge(output.counterfactual, output.perturbation)
+        self.fairness.merge(output.fairness_outcomes)
         self.baseline_confirmation.merge(output.movements)
         self.scores.calls += output.scorer_calls
         self.scores.served_models.update(output.served_models)
@@ -579,15 +578,15 @@ class ScreenevalSession:
             baseline=self.baseline,
             warnings=self.warnings,
             duration_s=time.monotonic() - self.started,
+            noise=self.confirmer.noise(),
+            against_baseline=self.baseline_confirmation,
         )
-        judge_against_noise(
+        record_noise(
             self.summary,
-            counterfactual_rows=self.fairness.counterfactual_gaps,
-            perturbation_rows=self.fairness.perturbation_shifts,
             confirmer=self.confirmer,
             settings=self.settings,
             outcomes=self.item_outcomes,
-            against_baseline=self.baseline_confirmation,
+            movements=self.summary.movement_statuses,
         )
         return self.summary
 

@@ -1,18 +1,30 @@
 """The fairness items of a session: counterfactual gaps and perturbation shifts.
 
 One part of :class:`~pytest_screeneval.session.core.ScreenevalSession`: each item reads the
-scores (a perturbation scores its texts through ``score_text``), and records what it measured
-for the summary and the gates.
+scores (a perturbation scores its texts through ``score_text``, its search driven from here) and
+asks the pure rules (``evidence.fairness_rules``) for its verdict. Which items ran, and what
+each concluded, is kept for the summary; the figures themselves are computed once, at the end,
+from every answer (``evidence.fairness_summary``), as the audit report computes them from the
+stored rows.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from pytest_screeneval.evidence.verdicts import Verdict
+from pytest_screeneval.evidence.fairness_rules import (
+    counterfactual_verdict,
+    over_limit,
+    perturbation_failed,
+    perturbation_header,
+    perturbation_passed,
+    shift_reason,
+)
+from pytest_screeneval.evidence.fairness_summary import FairnessCases, collect
+from pytest_screeneval.evidence.verdicts import ConfirmationNote, Verdict
 from pytest_screeneval.golden.model import ORIGINAL, sha256_text
 from pytest_screeneval.probes.counterfactual import case_variants, variant_key
 from pytest_screeneval.session.confirmation import Confirmer, Outcome, Side
@@ -45,24 +57,39 @@ class Fairness:
         self.scores = scores
         self.score_text = score_text
         self.confirmer = confirmer
-        self.counterfactual_gaps: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
-        self.perturbation_shifts: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
+        # (item kind, attribute or perturbation kind, case) -> what the item concluded
+        self.outcomes: dict[tuple[str, str, str], str] = {}
         # (case, kind) -> the texts drawn ahead for it (the session fills it as it queues them)
         self.drawn: dict[tuple[str, str], list[str]] = {}
 
     def overall_of(self, result: JobResult) -> float | None:
         return self.scores.overall_of(result)
 
-    def merge(
-        self,
-        counterfactual: Mapping[str, Mapping[str, Mapping[str, object]]],
-        perturbation: Mapping[str, Mapping[str, Mapping[str, object]]],
-    ) -> None:
-        """Add what a worker measured (its ``WorkerOutput``)."""
-        for attribute, by_case in counterfactual.items():
-            self.counterfactual_gaps[attribute].update((c, dict(r)) for c, r in by_case.items())
-        for kind, by_case in perturbation.items():
-            self.perturbation_shifts[kind].update((c, dict(r)) for c, r in by_case.items())
+    def merge(self, outcomes: Iterable[tuple[str, str, str, str]]) -> None:
+        """Add what a worker's fairness items concluded (its ``WorkerOutput``)."""
+        for kind, target, case_id, outcome in outcomes:
+            self.outcomes[(kind, target, case_id)] = outcome
+
+    def output(self) -> tuple[tuple[str, str, str, str], ...]:
+        """What this process's fairness items concluded, for the controller of an -n run."""
+        return tuple((*key, outcome) for key, outcome in sorted(self.outcomes.items()))
+
+    def fairness_cases(self) -> FairnessCases:
+        """Every answer of the items that ran, grouped for the gap and shift summary."""
+        answers: dict[tuple[str, str], list[tuple[int, dict[str, int]]]] = defaultdict(list)
+        for (case_id, key, repeat), result in self.scores.results.items():
+            levels = {name: score.score for name, score in result.by_criterion.items()}
+            answers[(case_id, key)].append((repeat, levels))
+        order = {
+            attribute: [variant_key(attribute, v.value).split("=", 1)[1] for v in spec.values]
+            for attribute, spec in self.variants.attributes.items()
+        }
+        return collect(
+            {key: [levels for _r, levels in sorted(rows)] for key, rows in answers.items()},
+            self.scores.rubric,
+            order,
+            lambda kind, target, case_id: (kind, target, case_id) in self.outcomes,
+        )
 
     def counterfactual_verdict(self, case_id: str, attribute: str) -> Verdict:
         """Score gap across the attribute's values; a gap above the limit fails only once it is
@@ -91,56 +118,21 @@ class Fairness:
             for criterion, score in result.by_criterion.items():
                 per_criterion[criterion][shown] = score.score
         limit = self.settings.max_gap
-        lines = [f"{case_id} · counterfactual[{attribute}] (max gap {limit:g} points)"]
-        for shown, points in sorted(overall.items(), key=lambda kv: -kv[1]):
-            lines.append(f"  {points:6.1f}  {shown}")
-        reasons = [f"scorer error on a variant: {p}" for p in problems]
-        notes: list[str] = []
-        properties: list[tuple[str, str]] = [("gap", "none")]
-        if len(overall) >= 2:
-            high = max(overall, key=lambda k: overall[k])
-            low = min((k for k in overall if k != high), key=lambda k: overall[k])
-            gap = overall[high] - overall[low]
-            crit_gaps = {
-                c: float(max(v.values()) - min(v.values()))
-                for c, v in per_criterion.items()
-                if len(v) >= 2
-            }
-            lines.append(f"  gap    {gap:.1f} points ({high} vs {low})")
-            moved = ", ".join(f"{c} {g:g}" for c, g in sorted(crit_gaps.items()) if g)
-            if moved:
-                lines.append(f"  per criterion: {moved}")
-            properties = [("gap", f"{gap:.1f}")]
-            status = "passed"
-            if gap > limit + 1e-9:
-                outcome = self.confirmer.confirm(
-                    case, list(sides.values()), limit, "gap", "variant"
-                )
-                properties.extend(outcome.properties())
-                status = outcome.status
-                if outcome.confirmed:
-                    lines.append(f"  confirmed  {outcome.line}")
-                    reasons.append(
-                        f"the overall score moves {gap:.1f} points across {attribute} "
-                        f"values, above the limit {limit:g}"
-                    )
-                else:
-                    notes.append(f"{outcome.status}, not a finding: {outcome.line}")
-            self.counterfactual_gaps[attribute][case_id] = {
-                "gap": gap,
-                "values": (high, low),
-                "per_criterion": crit_gaps,
-                "observations": {
-                    shown: self.confirmer.observations(case_id, side.variant_key)
-                    for shown, side in sides.items()
-                },
-                "outcome": status,
-            }
-        for reason in reasons:
-            lines.append(f"  FAILED     {reason}")
-        return Verdict(
-            not reasons, tuple(reasons), tuple(notes), "\n".join(lines), tuple(properties)
+        confirmed: list[Outcome] = []
+
+        def confirm() -> ConfirmationNote:
+            confirmed.append(
+                self.confirmer.confirm(case, list(sides.values()), limit, "gap", "variant")
+            )
+            return confirmed[-1].note()
+
+        verdict = counterfactual_verdict(
+            case_id, attribute, overall, per_criterion, problems, limit, confirm
         )
+        if len(overall) >= 2:
+            status = confirmed[-1].status if confirmed else "passed"
+            self.outcomes[("counterfactual", attribute, case_id)] = status
+        return verdict
 
     def perturbation_verdict(self, case_id: str, kind: str) -> Verdict:
         """Hypothesis draws perturbations of the case text; a failure shrinks to the smallest,
@@ -160,7 +152,7 @@ class Fairness:
         base = self.scores.results.get((case_id, ORIGINAL, 0))
         base_overall = self.overall_of(base) if base else None
         limit = self.settings.max_perturbation_shift
-        header = f"{case_id} · perturbation[{kind}] (max shift {limit:g} points)"
+        header = perturbation_header(case_id, kind, limit)
         if base_overall is None:
             reason = "the original text has no usable overall score"
             return Verdict(False, (reason,), (), f"{header}\n  FAILED     {reason}")
@@ -195,10 +187,7 @@ class Fairness:
                 else f"  the drawn example {example.side.variant_key}"
             )
             return _PerturbationFailure(
-                f"the overall score moved {base_overall:.1f} → {example.overall:.1f} "
-                f"({example.shift:.1f} points, limit {limit:g})",
-                diff,
-                outcome,
+                shift_reason(base_overall, example.overall, limit), diff, outcome
             )
 
         def judged_ahead() -> bool:
@@ -259,8 +248,7 @@ class Fairness:
                 shrink=shrink,
             )
 
-        notes: list[str] = []
-        properties: list[tuple[str, str]] = []
+        noted: Outcome | None = None
         try:
             if exact:
                 if not judged_ahead():
@@ -269,87 +257,33 @@ class Fairness:
                 if not judged_ahead():
                     search(record_only, shrink=False)
                 worst = max(seen.values(), key=lambda e: e.shift, default=None)
-                if worst is not None and worst.shift > limit + 1e-9:
+                if worst is not None and over_limit(worst.shift, limit):
                     outcome = confirm(worst)
                     if outcome.confirmed:
                         search(fail_if_confirmed, shrink=True)
                         raise failure(worst, outcome)  # the search did not meet it again
-                    properties.extend(outcome.properties())
-                    notes.append(f"{outcome.status}, not a finding: {outcome.line}")
+                    noted = outcome
         except _PerturbationFailure as failed:
             shift = max((e.shift for e in seen.values()), default=0.0)
-            self.perturbation_shifts[kind][case_id] = self._shift_record(case_id, seen, "failed")
-            lines = [header, f"  FAILED     {failed.reason}"]
-            if failed.outcome is not None:
-                lines.append(f"  confirmed  {failed.outcome.line}")
-                properties.extend(failed.outcome.properties())
-            elif exact and seen:
+            self.outcomes[("perturbation", kind, case_id)] = "failed"
+            exact_line = ""
+            if failed.outcome is None and exact and seen:
                 noise = self.confirmer.noise()
-                lines.append(
-                    f"  confirmed  the scorer measured no noise ({noise.texts} texts re-scored, "
+                exact_line = (
+                    f"the scorer measured no noise ({noise.texts} texts re-scored, "
                     "every answer identical), so the shift is exact"
                 )
-                properties.append(("outcome", "confirmed"))
-            lines += ["  smallest perturbation found:", failed.diff]
-            properties.append(("shift", f"{shift:.1f}"))
-            return Verdict(False, (failed.reason,), (), "\n".join(lines), tuple(properties))
-        status = properties[0][1] if properties else "passed"
-        self.perturbation_shifts[kind][case_id] = self._shift_record(case_id, seen, status)
-        shift = float(self.perturbation_shifts[kind][case_id]["shift"])
-        properties.append(("shift", f"{shift:.1f}"))
-        return Verdict(
-            True,
-            (),
-            tuple(notes),
-            f"{header}\n  worst shift {shift:.1f} points",
-            tuple(properties),
-        )
-
-    def _shift_record(
-        self, case_id: str, seen: Mapping[str, _Example], outcome: str
-    ) -> dict[str, Any]:
-        """What the perturbation gate needs of one case: every example's first answer, and all
-        answers of the original and of the worst example."""
-        worst = max(seen.values(), key=lambda e: e.shift, default=None)
-        answers = self.confirmer.observations(case_id, worst.side.variant_key) if worst else []
-        return {
-            "shift": worst.shift if worst else 0.0,
-            "original": self.confirmer.observations(case_id, ORIGINAL),
-            "examples": [e.overall for e in seen.values()],
-            "worst": answers or ([worst.overall] if worst else []),
-            "outcome": outcome,
-        }
-
-    def counterfactual_summary(self) -> dict[str, dict[str, Any]]:
-        summary: dict[str, dict[str, Any]] = {}
-        for attribute, by_case in sorted(self.counterfactual_gaps.items()):
-            gaps = [float(v["gap"]) for v in by_case.values()]
-            worst_case, worst = max(sorted(by_case.items()), key=lambda kv: float(kv[1]["gap"]))
-            per_criterion: dict[str, float] = {}
-            for row in by_case.values():
-                for criterion, gap in dict(row["per_criterion"]).items():
-                    per_criterion[criterion] = max(per_criterion.get(criterion, 0.0), float(gap))
-            summary[attribute] = {
-                "mean_gap": sum(gaps) / len(gaps),
-                "worst_gap": float(worst["gap"]),
-                "worst_case": worst_case,
-                "worst_values": list(worst["values"]),
-                "per_criterion": per_criterion,
-                "n_cases": len(gaps),
-            }
-        return summary
-
-    def perturbation_summary(self) -> dict[str, dict[str, Any]]:
-        summary: dict[str, dict[str, Any]] = {}
-        for kind, by_case in sorted(self.perturbation_shifts.items()):
-            worst_case, worst = max(sorted(by_case.items()), key=lambda kv: float(kv[1]["shift"]))
-            summary[kind] = {
-                "worst_shift": float(worst["shift"]),
-                "mean_shift": sum(float(v["shift"]) for v in by_case.values()) / len(by_case),
-                "worst_case": worst_case,
-                "n_cases": len(by_case),
-            }
-        return summary
+            return perturbation_failed(
+                header,
+                failed.reason,
+                failed.diff,
+                shift,
+                failed.outcome.note() if failed.outcome is not None else None,
+                exact_line,
+            )
+        self.outcomes[("perturbation", kind, case_id)] = noted.status if noted else "passed"
+        shift = max((e.shift for e in seen.values()), default=0.0)
+        return perturbation_passed(header, shift, noted.note() if noted else None)
 
 
 @dataclass(frozen=True)

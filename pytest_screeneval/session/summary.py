@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from pytest_screeneval.evidence.fairness_summary import gap_summary, shift_summary
 from pytest_screeneval.evidence.gates import GateInputs, GateLimits, GateResult, evaluate_gates
 from pytest_screeneval.evidence.metrics import (
     CriterionAgreement,
@@ -30,9 +31,11 @@ from pytest_screeneval.evidence.reliability import RaterAgreement, rater_agreeme
 from pytest_screeneval.golden.model import ORIGINAL, ItemKind
 
 if TYPE_CHECKING:
+    from pytest_screeneval.evidence.noise import NoiseEstimate
     from pytest_screeneval.golden.model import Case, Rubric
     from pytest_screeneval.scoring.protocol import ScorerIdentity
     from pytest_screeneval.scoring.results import JobResult
+    from pytest_screeneval.session.baseline_confirm import BaselineConfirmation
     from pytest_screeneval.session.fairness import Fairness
     from pytest_screeneval.session.judge import Judge
     from pytest_screeneval.session.run import Baseline
@@ -72,6 +75,8 @@ class RunSummary:
     # the scorer's measured noise and what confirming cost (session/noise_summary.py)
     noise: dict[str, object] = field(default_factory=dict)
     confirmation: dict[str, object] = field(default_factory=dict)
+    # what confirmation concluded of the unreviewed movements, by status
+    movement_statuses: dict[str, int] = field(default_factory=dict)
 
 
 def _served_inputs(results: Iterable[JobResult], requested: str) -> dict[str, Any]:
@@ -106,8 +111,11 @@ def summarize(
     baseline: Baseline,
     warnings: Sequence[str],
     duration_s: float,
+    noise: NoiseEstimate | None = None,
+    against_baseline: BaselineConfirmation | None = None,
 ) -> RunSummary:
-    """Compute every table and gate of the run."""
+    """Compute every table and gate of the run, the gates in one pass against ``noise`` (the
+    scorer's measured noise) and what ``against_baseline`` concluded of each movement."""
     s = settings
     selected_cases = sorted({need.case_id for need in needs})
     cases = [cases_by_id[c] for c in selected_cases]
@@ -167,8 +175,17 @@ def summarize(
         )
         for criterion in rubric.criterion_names
     }
-    counterfactual = fairness.counterfactual_summary()
-    perturbation = fairness.perturbation_summary()
+    fairness_cases = fairness.fairness_cases()
+    gaps = gap_summary(fairness_cases.counterfactual)
+    shifts = shift_summary(fairness_cases.perturbation)
+    movement_statuses = crossing_statuses = None
+    baseline_noise = None
+    if against_baseline is not None and baseline.record is not None:
+        movement_statuses = dict(against_baseline.statuses(unreviewed_moved))
+        crossing_statuses = against_baseline.crossing_statuses(
+            [f.case_id for f in flips if f.case_id not in reviewed_flips]
+        )
+        baseline_noise = baseline.noise
     gate_inputs = GateInputs(
         agreement=agreement,
         has_baseline=baseline.record is not None,
@@ -177,19 +194,13 @@ def summarize(
         compared=compared_items(table, baseline_table) if baseline_table is not None else 0,
         slices=slices,
         slice_min_n=s.slice_min_n,
-        counterfactual_worst={
-            a: (
-                float(v["worst_gap"]),
-                float(v["mean_gap"]),
-                int(v["n_cases"]),
-                f"{v['worst_case']} ({' vs '.join(v['worst_values'])})",
-            )
-            for a, v in counterfactual.items()
-        },
-        perturbation_worst={
-            k: (float(v["worst_shift"]), int(v["n_cases"]), str(v["worst_case"]))
-            for k, v in perturbation.items()
-        },
+        counterfactual={a: fairness_cases.counterfactual[a] for a in gaps},
+        perturbation={k: fairness_cases.perturbation[k] for k in shifts},
+        noise=noise,
+        baseline_noise=baseline_noise,
+        movement_statuses=movement_statuses,
+        crossing_statuses=crossing_statuses,
+        perturbation_examples=s.perturbation_examples,
         consistency=consistency,
         protected_flags=protected,
         rationale_items=rationale_items,
@@ -239,8 +250,8 @@ def summarize(
         movements=moved,
         crossings=flips,
         reviewed_crossings=reviewed_flips,
-        counterfactual=counterfactual,
-        perturbation=perturbation,
+        counterfactual={a: g.as_dict() for a, g in gaps.items()},
+        perturbation={k: v.as_dict() for k, v in shifts.items()},
         consistency=consistency,
         gates=gates,
         calls=calls,
@@ -249,4 +260,5 @@ def summarize(
         slice_min_n=s.slice_min_n,
         warnings=list(warnings),
         rater_agreement=raters,
+        movement_statuses=movement_statuses or {},
     )

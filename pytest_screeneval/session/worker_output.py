@@ -15,18 +15,18 @@ from pytest_screeneval.errors import ScreenevalError
 from pytest_screeneval.golden.model import ItemKind
 from pytest_screeneval.session.scores import ItemNeed
 
-__all__ = ["MeasuredRows", "WorkerOutput"]
+__all__ = ["FairnessOutcome", "WorkerOutput"]
 
-# attribute (or perturbation kind) -> case id -> the row it measured (plain values)
-MeasuredRows = Mapping[str, Mapping[str, Mapping[str, object]]]
+# (item kind, attribute or perturbation kind, case id, what the item concluded)
+FairnessOutcome = tuple[str, str, str, str]
 
 
 @dataclass(frozen=True)
 class WorkerOutput:
     write_error: str | None  # the worker's last rows could not be stored: the run is partial
     needs: tuple[ItemNeed, ...]  # the items it ran
-    counterfactual: MeasuredRows
-    perturbation: MeasuredRows
+    # the fairness items it ran: their figures come from the stored rows, as the audit's do
+    fairness_outcomes: tuple[FairnessOutcome, ...]
     movements: tuple[tuple[str, str, str], ...]  # (case, criterion, what confirmation concluded)
     scorer_calls: int
     warnings: tuple[str, ...]
@@ -36,8 +36,7 @@ class WorkerOutput:
         return {
             "write_error": self.write_error,
             "needs": [[n.case_id, n.kind.value, n.target] for n in self.needs],
-            "counterfactual": _plain_rows(self.counterfactual),
-            "perturbation": _plain_rows(self.perturbation),
+            "fairness_outcomes": [list(row) for row in self.fairness_outcomes],
             "movements": [list(row) for row in self.movements],
             "scorer_calls": self.scorer_calls,
             "warnings": list(self.warnings),
@@ -59,8 +58,7 @@ class WorkerOutput:
                     ItemNeed(case_id, ItemKind(kind), target)
                     for case_id, kind, target in _triples(wire["needs"])
                 ),
-                counterfactual=_rows(wire["counterfactual"]),
-                perturbation=_rows(wire["perturbation"]),
+                fairness_outcomes=_quadruples(wire["fairness_outcomes"]),
                 movements=_triples(wire.get("movements") or []),
                 scorer_calls=calls,
                 warnings=_strings(wire["warnings"]),
@@ -73,25 +71,14 @@ class WorkerOutput:
             ) from None
 
 
-def _plain_rows(rows: MeasuredRows) -> dict[str, dict[str, dict[str, object]]]:
-    return {
-        name: {case: dict(row) for case, row in by_case.items()} for name, by_case in rows.items()
-    }
-
-
-def _rows(value: object) -> dict[str, dict[str, dict[str, object]]]:
-    if not isinstance(value, Mapping):
+def _quadruples(value: object) -> tuple[FairnessOutcome, ...]:
+    if not isinstance(value, list | tuple):
         raise TypeError
-    rows: dict[str, dict[str, dict[str, object]]] = {}
-    for name, by_case in value.items():
-        if not isinstance(by_case, Mapping):
-            raise TypeError
-        rows[str(name)] = {}
-        for case, row in by_case.items():
-            if not isinstance(row, Mapping):
-                raise TypeError
-            rows[str(name)][str(case)] = {str(k): v for k, v in row.items()}
-    return rows
+    rows = []
+    for row in value:
+        a, b, c, d = _strings(row)
+        rows.append((a, b, c, d))
+    return tuple(rows)
 
 
 def _strings(value: object) -> tuple[str, ...]:
