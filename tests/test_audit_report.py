@@ -291,6 +291,14 @@ def test_html_is_self_contained_escaped_and_complete(scenario: Scenario) -> None
     assert page.count('<svg role="img"') == 4
     assert "below 0.8, " in page  # a marked impact ratio, with its significance in words
     assert "Fisher p = " in page and "95% CI " in page
+    # golden-set rates are labelled test data with the 5-302(b) statement, never a bias audit
+    rates = page.split('<section id="rates"', 1)[1].split("</section>", 1)[0]
+    assert "Why historical data was not used (6 RCNY §5-302(b))" in rates
+    assert "How the test data was generated and obtained" in rates
+    assert "By sex — test data (the golden set)" in rates
+    assert "bias audit" not in rates.replace("not a bias audit", "")
+    historical = page.split('<section id="historical"', 1)[1].split("</section>", 1)[0]
+    assert "No historical data was given to this report" in historical
     assert "Curator Vale" in page and "Bo Marchetti" in page
 
 

@@ -102,3 +102,40 @@ def test_page_prints_without_navigation(page_file: Path, tmp_path: Path) -> None
         pdf = browser.call("Page.printToPDF", printBackground=False)
     assert nav_display == "none"
     assert base64.b64decode(pdf["data"])[:5] == b"%PDF-"
+
+
+def test_page_with_a_historical_audit_renders_its_tables(tmp_path: Path) -> None:
+    """The page ``screeneval audit`` writes: the historical section's facts, its rate tables
+    labelled historical data, beside the golden set's tables labelled test data."""
+    from pytest_screeneval.cli.main import main
+
+    url = f"sqlite:///{(tmp_path / 'store.db').as_posix()}"
+    scenario = build_scenario(url)
+    run_id = scenario.runs["third"]
+    scenario.store.close()
+    export = Path(__file__).parent / "data" / "dcwp" / "selection_by_cell.csv"
+    page = tmp_path / "audit.html"
+    status = main(
+        [
+            "--db", url, "audit", str(export), "--run", str(run_id), "--by", "Dana Ilves",
+            "--selected", "selected", "--date", "applied_on", "--html", str(page),
+        ]
+    )  # fmt: skip
+    assert status == 0
+    with chromium(chromium_path(), tmp_path / "profile") as browser:
+        load(browser, page)
+        found = browser.evaluate(
+            "({captions: [...document.querySelectorAll('#historical caption')]"
+            "   .map(c => c.textContent),"
+            " rows: document.querySelectorAll('#historical tbody tr').length,"
+            " facts: document.querySelector('#historical dl.facts').innerText,"
+            " testCaptions: [...document.querySelectorAll('#rates caption')]"
+            "   .map(c => c.textContent),"
+            " resources: performance.getEntriesByType('resource').length})"
+        )
+    assert "By sex — historical data (selection_by_cell.csv)" in found["captions"]
+    assert "By sex × race/ethnicity — historical data (selection_by_cell.csv)" in found["captions"]
+    assert found["rows"] >= 2 + 7 + 14
+    assert "Valid until" in found["facts"] and "2025-01-01 to 2025-12-28" in found["facts"]
+    assert all("test data" in caption for caption in found["testCaptions"] if "By " in caption)
+    assert found["resources"] == 0

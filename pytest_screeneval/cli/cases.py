@@ -11,6 +11,8 @@ from pytest_screeneval.golden.load import DEFAULT_LIMITS, SizeLimits
 from pytest_screeneval.settings.validators import non_empty
 
 __all__ = [
+    "cases_datasheet",
+    "cases_datasheet_arguments",
     "cases_export",
     "cases_export_arguments",
     "cases_import",
@@ -111,4 +113,43 @@ def cases_retire(args: argparse.Namespace) -> int:
     with open_store(args) as store:
         store.retire_case(args.case_id, by=args.by)
     out(f"retired case {args.case_id} (by {args.by}); its past scores stay in the store")
+    return 0
+
+
+def cases_datasheet_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "folder",
+        metavar="DIR",
+        nargs="?",
+        help="a golden set folder (default: the golden set in the store)",
+    )
+    parser.add_argument("--json", metavar="PATH", help="also write the datasheet as JSON here")
+
+
+def cases_datasheet(args: argparse.Namespace) -> int:
+    import json
+
+    from pytest_screeneval.report.datasheet import datasheet, datasheet_lines
+
+    if args.folder:
+        from pytest_screeneval.golden.load import load_golden_set
+
+        golden = load_golden_set(Path(args.folder).resolve(), limits=size_limits_from_ini())
+        records: dict[str, dict[str, object]] = {}
+    else:
+        from pytest_screeneval.report.audit import case_records
+
+        with open_store(args, read_only=True) as store:
+            golden = store.load_golden_set()
+            records = case_records(store)
+    sheet = datasheet(golden, records)
+    for line in datasheet_lines(sheet):
+        out(line)
+    if args.json:
+        try:
+            Path(args.json).write_text(
+                json.dumps(sheet, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+            )
+        except OSError as exc:
+            raise ScreenevalError(f"Cannot write {args.json} ({exc.strerror}).") from None
     return 0

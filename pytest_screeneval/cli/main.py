@@ -77,6 +77,13 @@ COMMANDS: list[Command] = [
         cases.cases_export_arguments,
     ),
     Command(
+        ("cases", "datasheet"),
+        "the golden set's datasheet: provenance, counts, raters and alpha, PII screen, "
+        "expectations, retirements",
+        cases.cases_datasheet,
+        cases.cases_datasheet_arguments,
+    ),
+    Command(
         ("cases", "retire"),
         "take a case out of service for good",
         cases.cases_retire,

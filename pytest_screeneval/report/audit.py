@@ -54,13 +54,14 @@ from pytest_screeneval.report.audit_sections import (
     provenance,
     run_identity,
 )
+from pytest_screeneval.report.datasheet import datasheet
 from pytest_screeneval.report.historical import recorded_document
 from pytest_screeneval.report.run_verdict import verdict_document
 from pytest_screeneval.store import schema as t
 from pytest_screeneval.store.database import Acceptance, RunRecord, ScoreRow, Store, utc_now
 from pytest_screeneval.store.historical import historical_audits
 
-__all__ = ["FORMAT", "PERTURB_PREFIX", "build_audit", "write_audit_json"]
+__all__ = ["FORMAT", "PERTURB_PREFIX", "build_audit", "case_records", "write_audit_json"]
 
 FORMAT = "screeneval-audit/1"
 PERTURB_PREFIX = "perturb:"
@@ -97,6 +98,7 @@ def build_audit(
     baseline_table = _table(store.scores(baseline.run_id), ORIGINAL) if baseline else None
     overall = overall_by_case(rubric, table)
     fairness = _fairness_cases(rows, rubric, golden.variants)
+    records = case_records(store)
     return {
         "format": FORMAT,
         "generated_at": utc_now(),
@@ -127,7 +129,8 @@ def build_audit(
         # re-scores are stored rows: the noise the run measured, as the store shows it
         "noise": noise_document(rows, rubric, int(run.config.get("repeat", 1) or 1)),
         "raters": _raters(golden, rubric),
-        "provenance": provenance(golden, _case_records(store)),
+        "provenance": provenance(golden, records),
+        "datasheet": datasheet(golden, records),
         "rates": _rates(golden, rubric, rows, scored, overall),
         # a bias audit on historical data: filled in by `screeneval audit FILE --run RUN`
         "historical": None,
@@ -464,7 +467,7 @@ def _rates(
     }
 
 
-def _case_records(store: Store) -> dict[str, dict[str, Any]]:
+def case_records(store: Store) -> dict[str, dict[str, Any]]:
     """Every stored case's freeze and retirement (who, when): read-only, not in the Store API."""
     columns = (t.cases.c.case_id, t.cases.c.frozen_at, t.cases.c.retired_at, t.cases.c.retired_by)
     try:

@@ -17,6 +17,7 @@ from typing import Any
 from pytest_screeneval.report.audit_noise import noise_html
 from pytest_screeneval.report.html import evidence as evidence
 from pytest_screeneval.report.html import sections as sections
+from pytest_screeneval.report.html.datasheet import datasheet
 from pytest_screeneval.report.html.historical import historical
 from pytest_screeneval.report.html.parts import text, when
 from pytest_screeneval.report.html.svg import DEFS
@@ -42,6 +43,7 @@ SECTIONS = (
     ("historical", "Bias audit on historical data"),
     ("raters", "Rater agreement"),
     ("provenance", "How the golden set was built"),
+    ("datasheet", "Datasheet of the golden set"),
     ("method", "Method and limits"),
 )
 
@@ -82,6 +84,7 @@ def render_html(document: Doc) -> str:
         historical(document),
         evidence.raters(document),
         evidence.provenance(document),
+        datasheet(document),
         sections.method(document),
     ]
     footer = (

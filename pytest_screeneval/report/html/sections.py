@@ -88,7 +88,10 @@ def summary(doc: Doc) -> str:
             if worst_shift
             else None,
         ),
-        ("Impact ratios under the mark", f"{len(marked)} categories (cases, by group)"),
+        (
+            "Impact ratios under the mark",
+            f"{len(marked)} categories (test data: the golden set's cases, by group)",
+        ),
         ("Golden set changed since the run", doc["scope"]["golden_changed_since_run"]),
     ]
     return section("summary", "At a glance", "", facts(pairs))
