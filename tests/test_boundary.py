@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import json
+import logging
 import math
 import unicodedata
 from collections.abc import Iterator
@@ -17,6 +18,7 @@ from hypothesis import strategies as st
 
 import pytest_screeneval
 from pytest_screeneval.boundary.documents import safe_document
+from pytest_screeneval.boundary.logs import redact_log_records
 from pytest_screeneval.boundary.numbers import is_finite_number
 from pytest_screeneval.boundary.secrets import (
     REDACTED,
@@ -201,3 +203,25 @@ def test_a_document_is_safe_in_every_string_keys_too(secrets: None) -> None:
 )
 def test_only_finite_real_numbers_are_numbers(value: object, finite: bool) -> None:
     assert is_finite_number(value) is finite
+
+
+def test_log_records_are_redacted_while_a_session_holds_them(
+    secrets: None, caplog: pytest.LogCaptureFixture
+) -> None:
+    logger = logging.getLogger("openai._base_client")
+    stop = redact_log_records()
+    try:
+        with caplog.at_level(logging.DEBUG):
+            logger.warning("retrying with key %s on %s", "k3y", "postgresql://u:pg-s3cret@h/x")
+            try:
+                raise RuntimeError("Incorrect API key provided: k3y")
+            except RuntimeError:
+                logger.exception("the call failed")
+    finally:
+        stop()
+    assert "retrying with key [redacted] on postgresql://u:***@h/x" in caplog.text
+    assert "k3y" not in caplog.text.replace("k3yboard", "")
+    assert "Incorrect API key provided: [redacted]" in caplog.text
+    with caplog.at_level(logging.DEBUG):
+        logger.warning("after: k3y")  # given back: the factory is pytest's own again
+    assert "after: k3y" in caplog.text

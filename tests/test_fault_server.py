@@ -188,7 +188,15 @@ def test_a_401_echoing_a_short_key_and_the_store_password_reach_no_sink(
     monkeypatch.setenv("SCREENEVAL_OPENAI_API_KEY", SHORT_KEY)
     server.echo_key = True
     write_ini(project, server, store_with_password)
-    result, output = run(project, "--screeneval-notes", f"db at {store_with_password}")
+    result, output = run(
+        project,
+        "--screeneval-notes",
+        f"db at {store_with_password}",
+        # every log line of the clients and the store, shown live: a sink like the others
+        "-o",
+        "log_cli=true",
+        "--log-cli-level=DEBUG",
+    )
 
     assert result.ret != 0
     assert "Incorrect API key provided" in output  # the reason is shown, the key is not

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pytest_screeneval.cli.common import open_store, out, run_argument
 from pytest_screeneval.errors import ScreenevalError
-from pytest_screeneval.settings.validators import non_empty, positive_int
+from pytest_screeneval.settings.validators import non_empty, non_negative_float, positive_int
 
 __all__ = [
     "FINAL_DECISION_ENV",
@@ -95,7 +95,7 @@ def diff_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("cand", type=positive_int, metavar="CAND", help="the later run's id")
     parser.add_argument(
         "--tolerance",
-        type=float,
+        type=non_negative_float,  # finite: a NaN tolerance would agree with nothing
         default=None,
         help="distance to the expected score that counts as agreement (default: CAND's setting)",
     )

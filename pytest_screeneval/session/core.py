@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pytest_screeneval.boundary.documents import safe_document, safe_string
+from pytest_screeneval.boundary.logs import redact_log_records
 from pytest_screeneval.boundary.secrets import forget, remember, url_secrets
 from pytest_screeneval.errors import ScreenevalError
 from pytest_screeneval.evidence.gate_status import GateStatus
@@ -84,6 +85,7 @@ class ScreenevalSession:
         # every sink redacts these from here on: the store's password, the API key in the
         # environment (whichever scorer reads it); the scorer's own once it is made
         self._secrets = remember(*url_secrets(self.db_url), *scorer_secrets(None))
+        self._stop_log_redaction = redact_log_records()  # log lines are a sink too
         self.scorer_override = scorer_override
         self.reuse = reuse
         self.notes = notes
@@ -625,6 +627,7 @@ class ScreenevalSession:
     def close(self) -> None:
         forget(self._secrets)
         self._secrets = ()
+        self._stop_log_redaction()
         if self.drawer is not None:
             self.drawer.close()
         if hasattr(self, "judge"):  # not when the store would not open

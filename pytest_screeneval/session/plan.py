@@ -112,7 +112,7 @@ def parse_price(value: str, where: str = "screeneval_openai_price") -> tuple[flo
         prices = tuple(float(p) for p in parts)
     except ValueError:
         prices = ()
-    if len(prices) != 2 or any(p < 0 or math.isnan(p) for p in prices):
+    if len(prices) != 2 or any(p < 0 or not math.isfinite(p) for p in prices):
         raise ScreenevalError(
             f"{where} = {value!r} is not INPUT,OUTPUT prices per million tokens (e.g. 2.5,10)."
         )

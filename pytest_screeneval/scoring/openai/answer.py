@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from pytest_screeneval.boundary.text import nfc
 from pytest_screeneval.golden.model import Rubric
 from pytest_screeneval.scoring.protocol import CriterionScore, ScorerError
 
@@ -161,7 +162,7 @@ def parse_answer(content: str, rubric: Rubric) -> ParsedAnswer:
     answer was made for another rubric) raises ScorerError; a fault in one criterion's entry
     (missing, off the scale, a bad confidence) is that criterion's problem only.
     """
-    answer = extract_json_object(content)
+    answer = _nfc_keys(extract_json_object(content))
     extra = [str(name) for name in answer if name not in rubric.criterion_names]
     if extra:
         raise ScorerError(
@@ -218,7 +219,7 @@ def _skip_space(text: str, index: int) -> int:
 def parse_cut_off_answer(content: str, rubric: Rubric) -> ParsedAnswer:
     """An answer cut off at the token limit: the criteria written out in full before the cut
     keep their scores (each still checked), the rest fail as cut off."""
-    entries = complete_entries(content)
+    entries = _nfc_keys(complete_entries(content))
     scores: list[CriterionScore] = []
     problems: dict[str, str] = {}
     for name in rubric.criterion_names:
@@ -234,6 +235,12 @@ def parse_cut_off_answer(content: str, rubric: Rubric) -> ParsedAnswer:
         else:
             scores.append(score)
     return ParsedAnswer(tuple(scores), problems)
+
+
+def _nfc_keys(answer: dict[str, Any]) -> dict[str, Any]:
+    """The answer's criterion names in NFC, as the rubric's are: "Présentation" is one name
+    however the server composed its accent."""
+    return {nfc(key) if isinstance(key, str) else key: value for key, value in answer.items()}
 
 
 def _criterion(
