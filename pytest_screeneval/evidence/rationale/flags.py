@@ -28,6 +28,7 @@ from functools import lru_cache
 
 from pytest_screeneval.evidence.rationale.grounding import ungrounded_claims
 from pytest_screeneval.evidence.rationale.protected import ProtectedLexicon, find_protected
+from pytest_screeneval.evidence.rationale.structured import plain_text
 from pytest_screeneval.evidence.rationale.text import (
     count_words,
     normalise,
@@ -114,13 +115,15 @@ def rationale_findings(
         findings.append(Finding(TOO_LONG, f"{sentences} sentences, more than {MAX_SENTENCES}"))
     if not criterion_named(criterion, text):
         findings.append(Finding(CRITERION_NOT_NAMED, f"does not name {criterion!r}"))
-    protected = find_protected(text, lexicon=protected_terms)
+    # what the rationale says, its JSON or markdown syntax taken away
+    plain = normalise(plain_text(text))
+    protected = find_protected(plain, lexicon=protected_terms)
     findings.extend(
         Finding(PROTECTED_ATTRIBUTE, f'{match.category}: "{match.text}"') for match in protected
     )
     problems = ungrounded_claims(
         input_text,
-        text,
+        plain,
         quotes,
         score=score,
         criterion_words=_criterion_words(criterion),

@@ -8,8 +8,8 @@ themselves are checked in :mod:`pytest_screeneval.evidence.rationale.grounding`.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import date
 from functools import cache, lru_cache
 from itertools import pairwise
@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 
 import yaml
 
+from pytest_screeneval.evidence.rationale.quantities import quantities
 from pytest_screeneval.evidence.rationale.text import casefold_text, normalise
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "PART_WITH_SEPARATOR",
     "InputFacts",
     "Lexicon",
+    "Section",
     "grounding_lexicon",
     "input_facts",
     "lexicon_hits",
@@ -34,6 +36,8 @@ __all__ = [
     "number_words",
     "spelled_out",
     "tokenize",
+    "unit_stem",
+    "words_after",
 ]
 
 # --------------------------------------------------------------------------------------------
@@ -231,14 +235,29 @@ class InputFacts:
     groups: frozenset[str]
     has_certification: bool
     text: str  # normalised, for the rarely needed lookups (acronym initials)
+    values: frozenset[float] = frozenset()  # every quantity's value ("5k" and "5,000": 5000)
+    # the values on each line, for a claimed change ("doubled": 1,200 -> 2,400 on one line)
+    line_values: tuple[tuple[float, ...], ...] = ()
+    line_words: tuple[frozenset[str], ...] = ()  # the words of each of those lines
+    sections: tuple[Section, ...] = ()  # each employer's lines, for facts attributed to one
+    units: Mapping[float, frozenset[str]] = field(default_factory=dict)  # value -> words after
+    unit_words: frozenset[str] = frozenset()  # every word that follows a number in the resume
 
 
-@lru_cache(maxsize=512)
-def input_facts(input_text: str, this_year: int | None = None) -> InputFacts:
-    """Everything grounding needs to know about one resume; cached (one resume, many criteria)."""
+@dataclass(frozen=True)
+class Section:
+    """One employer's part of a resume: its heading line and the lines under it."""
+
+    names: frozenset[str]  # the employer's distinctive words, as written ("Northwind")
+    title: frozenset[str]  # lookup keys of the job title's words ("maths", "lead")
+    words: frozenset[str]  # lookup keys of every word in it
+    values: frozenset[float]
+    groups: frozenset[str]
+
+
+def _words_and_groups(text: str, folded: str) -> tuple[set[str], set[str]]:
+    """A text's words in lookup form and the lexicon groups it names."""
     lexicon = grounding_lexicon()
-    text = normalise(input_text)
-    folded = casefold_text(text)
     # Whole tokens ("B.Sc", "scikit-learn"), their hyphen/slash parts (as the rationale's lexicon
     # reads them) and their bare alphanumeric runs: every way a word can be looked up.
     tokens = _TOKEN.findall(text)
@@ -256,6 +275,152 @@ def input_facts(input_text: str, this_year: int | None = None) -> InputFacts:
     for first, phrase, pattern, group in lexicon.phrases:
         if first in words and phrase in folded and pattern.search(folded):
             groups.add(group)
+    return words, groups
+
+
+# A job's heading: "Title, Employer (2019-Present)"; the employer is what follows the first comma.
+_HEADING = re.compile(
+    r"^[^\S\n]*[^,\n]+,[^\S\n]+(?P<employer>[^()\n]+?)[^\S\n]*\(\s*(?:19|20)\d\d\s*-",
+    re.MULTILINE,
+)
+_SECTION_TITLE = re.compile(r"^[^\S\n]*[A-Z][A-Z &/()-]{3,}[^\S\n]*$", re.MULTILINE)
+_NAME_WORD = re.compile(r"[A-Z][\w'&.-]*")
+# Words of an employer's name that do not tell employers apart.
+_GENERIC_NAME_WORDS = frozenset(
+    [
+        "The",
+        "Of",
+        "And",
+        "For",
+        "At",
+        "In",
+        "Ltd",
+        "LLP",
+        "LLC",
+        "Inc",
+        "Plc",
+        "PLC",
+        "Co",
+        "Group",
+        "Trust",
+        "Hospital",
+        "Hospitals",
+        "School",
+        "University",
+        "College",
+        "Council",
+        "County",
+        "Borough",
+        "Health",
+        "Partners",
+        "Services",
+        "Software",
+        "Media",
+        "Bank",
+        "Society",
+        "Centre",
+        "Center",
+        "Digital",
+        "Labs",
+        "Lab",
+        "Studio",
+        "Agency",
+        "Consulting",
+        "Solutions",
+        "Systems",
+        "Technologies",
+        "Technology",
+        "Tech",
+        "Retail",
+        "Foods",
+        "Engineering",
+        "Interactive",
+        "Mobile",
+        "Travel",
+        "Energy",
+        "Insurance",
+        "Payments",
+        "Analytics",
+        "Health",
+        "Care",
+        "Community",
+        "Academy",
+        "High",
+        "Primary",
+        "Infant",
+        "IT",
+        "CE",
+        "Laboratory",
+        "Diagnostics",
+        "Search",
+        "Solicitors",
+        "Interiors",
+        "Build",
+        "Pumps",
+        "Marine",
+        "Games",
+        "Charity",
+        "Family",
+        "Water",
+        "Broadband",
+        "Credit",
+        "Union",
+        "Building",
+        "Chemists",
+        "Pharmacy",
+        "Outdoor",
+        "Cosmetics",
+        "Grocers",
+        "Parcels",
+        "Distribution",
+        "Hotels",
+        "Aerostructures",
+        "Freight",
+        "St",
+        "Church",
+        "Club",
+        "Youth",
+        "Football",
+        "Association",
+        "Foundation",
+        "Institute",
+        "Network",
+    ]
+)
+
+
+def _sections(text: str) -> tuple[Section, ...]:
+    """Each employer's heading and lines, up to the next heading or section title."""
+    headings = list(_HEADING.finditer(text))
+    titles = [m.start() for m in _SECTION_TITLE.finditer(text)]
+    sections: list[Section] = []
+    for number, heading in enumerate(headings):
+        start = heading.start()
+        ends = [h.start() for h in headings[number + 1 :]] + [t for t in titles if t > start]
+        end = min(ends, default=len(text))
+        body = text[start:end]
+        names = frozenset(
+            word.rstrip(".")
+            for word in _NAME_WORD.findall(heading.group("employer"))
+            if word.rstrip(".").removesuffix("'s") not in _GENERIC_NAME_WORDS and len(word) > 2
+        )
+        if not names:
+            continue
+        words, groups = _words_and_groups(body, casefold_text(body))
+        values = frozenset(q.value for q in quantities(body))
+        title_text = heading.group(0).split(",", 1)[0]
+        title = frozenset(lookup_key(w) for w in _ALNUM_RUNS.findall(title_text))
+        sections.append(Section(names, title, frozenset(words), values, frozenset(groups)))
+    return tuple(sections)
+
+
+@lru_cache(maxsize=512)
+def input_facts(input_text: str, this_year: int | None = None) -> InputFacts:
+    """Everything grounding needs to know about one resume; cached (one resume, many criteria)."""
+    lexicon = grounding_lexicon()
+    text = normalise(input_text)
+    folded = casefold_text(text)
+    words, groups = _words_and_groups(text, folded)
     number_texts = _ANY_NUMBER.findall(text)
     numbers = {number_key(raw) for raw in number_texts}
     percents = [float(v) for v in _PERCENT.findall(text)]
@@ -271,6 +436,26 @@ def input_facts(input_text: str, this_year: int | None = None) -> InputFacts:
     has_certification = bool(groups & (lexicon.certification_groups | {"certification"})) or any(
         w.startswith(("certif", "licen")) for w in words
     )
+    found = quantities(text)
+    values = {q.value for q in found}
+    # each value with the words after it ("2,400 requests per second"), for a claim's unit
+    # each value with the words of its line ("a subcontractor panel of 40 firms"), so a claim's
+    # unit can be looked for beside the figure
+    units: dict[float, set[str]] = {}
+    for line in text.splitlines():
+        line_words = {unit_stem(w) for w in _UNIT_WORD.findall(line)} - _NOT_UNITS
+        for quantity in quantities(line):
+            units.setdefault(quantity.value, set()).update(line_words)
+    figured_lines = [
+        (figures, line)
+        for line in text.splitlines()
+        if len(figures := tuple(q.value for q in quantities(line) if not _is_year(q.value))) >= 2
+    ]
+    line_values = tuple(figures for figures, _ in figured_lines)
+    words_by_line = tuple(
+        frozenset(unit_stem(w) for w in _UNIT_WORD.findall(line) if len(w) >= 4)
+        for _, line in figured_lines
+    )
     return InputFacts(
         folded=folded,
         words=frozenset(words),
@@ -280,7 +465,83 @@ def input_facts(input_text: str, this_year: int | None = None) -> InputFacts:
         groups=frozenset(groups),
         has_certification=has_certification,
         text=text,
+        values=frozenset(values),
+        line_values=line_values,
+        line_words=words_by_line,
+        sections=_sections(text),
+        units={value: frozenset(words) for value, words in units.items()},
+        unit_words=frozenset(word for words in units.values() for word in words),
     )
+
+
+_UNIT_WORD = re.compile(r"%|[A-Za-z][A-Za-z-]*")
+_NOT_UNITS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "of",
+        "to",
+        "in",
+        "at",
+        "on",
+        "and",
+        "or",
+        "per",
+        "from",
+        "for",
+        "by",
+        "with",
+        "over",
+        "more",
+        "than",
+        "up",
+        "down",
+        "about",
+        "around",
+        "million",
+        "thousand",
+        "billion",
+        "k",
+        "m",
+        "each",
+        "every",
+        "is",
+        "was",
+        "were",
+        "are",
+    ]
+)
+
+
+def unit_stem(word: str) -> str:
+    """A word without its plural ending: "classes" and "class", "jabs" and "jab" are one."""
+    word = word.lower()
+    if word in ("percent", "pc"):
+        return "%"
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("ses", "xes", "zes", "ches", "shes")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        return word[:-1]
+    return word
+
+
+_NEXT_WORD = re.compile(r"[^\S\n]*(?:[-+]\s*)?(%|[a-z][a-z-]*)")
+
+
+def words_after(text: str, end: int, count: int = 1) -> list[str]:
+    """The unit of a number: the lower-case word right after it ("2.4k requests"), or nothing
+    when a preposition, a name or punctuation comes first."""
+    match = _NEXT_WORD.match(text, end)
+    if match is None or match.group(1) in _NOT_UNITS:
+        return []
+    return [unit_stem(match.group(1))][:count]
+
+
+def _is_year(value: float) -> bool:
+    return value.is_integer() and 1950 <= value < 2050
 
 
 _JOINING_WORDS = frozenset({"of", "and", "the", "for", "in", "on", "to", "a", "an"})
