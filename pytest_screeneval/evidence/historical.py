@@ -73,6 +73,16 @@ DEFAULT_LABELS: Mapping[str, tuple[str, ...]] = {
 }
 # how many bad rows are named one by one (all are counted, by reason)
 BAD_ROWS_NAMED = 100
+# distinct raw labels and dates remembered (labels are few; dates a few thousand at most)
+_MEMO_LIMIT = 100_000
+_MISSING = object()
+
+
+@dataclass(frozen=True)
+class _Refused:
+    reason: str
+
+
 _YES = frozenset({"1", "true", "yes", "y", "selected", "advance", "advanced"})
 _NO = frozenset({"0", "false", "no", "n", "not selected", "rejected", "hold", "held"})
 
@@ -167,6 +177,15 @@ class HistoricalAudit:
             self._canonical[dimension] = (
                 {_normal(name): name for name in names} if names is not None else None
             )
+        # the columns read, in order; where in that order each value sits
+        self.order = columns.columns
+        self._category_at = [self.order.index(columns.categories[d]) for d in self.dimensions]
+        self._score_at = self.order.index(columns.score) if columns.score else None
+        self._selected_at = self.order.index(columns.selected) if columns.selected else None
+        self._date_at = self.order.index(columns.date) if columns.date else None
+        self._labels: list[dict[str, object]] = [{} for _ in self.dimensions]
+        self._dates: dict[str, object] = {}
+        self._flags: dict[str, str] = {}
         self._cells: dict[tuple[str | None, ...], _Cell] = {}
         self._rows = 0
         self._bad: Counter[str] = Counter()
@@ -187,65 +206,111 @@ class HistoricalAudit:
             self._named.append(BadRow(line, reason))
 
     def add(self, line: int, row: Mapping[str, object]) -> None:
+        """One row as a mapping of column → value (a JSON object); a mapped column it lacks
+        makes it a bad row."""
+        try:
+            values = [row[column] for column in self.order]
+        except KeyError as missing:
+            self._rows += 1
+            self._reject(line, f"missing column: {missing.args[0]!r}")
+            return
+        self.add_values(line, values)
+
+    def add_values(self, line: int, values: Sequence[object]) -> None:
+        """One row as its values in :attr:`order` (the CSV reader's fast path)."""
         self._rows += 1
-        problem = self._check(line, row)
+        problem = self._check(values)
         if problem is not None:
             self._reject(line, problem)
 
-    def _check(self, line: int, row: Mapping[str, object]) -> str | None:
-        """Add a good row and return None, or return why the row is bad (adding nothing)."""
-        columns = self.columns
-        for column in columns.columns:
-            if column not in row:
-                return f"missing column: {column!r}"
-        labels: list[str | None] = []
-        for dimension in self.dimensions:
-            raw = row[columns.categories[dimension]]
-            text = _normal(raw)
-            if text in UNKNOWN_LABELS:
-                labels.append(None)
-                continue
+    def _label(self, index: int, raw: object) -> str | None:
+        """The canonical label of a raw value on dimension ``index``; None for unknown; raises
+        ValueError with the reason for a label not allowed. Memoised: labels are few."""
+        memo = self._labels[index]
+        key = raw if isinstance(raw, str) else repr(raw) if raw is not None else ""
+        found = memo.get(key, _MISSING)
+        if found is _MISSING:
+            dimension = self.dimensions[index]
+            text = _normal(raw) if raw is not None else ""
             canonical = self._canonical[dimension]
-            if canonical is None:
-                labels.append(" ".join(str(raw).split()))
+            if text in UNKNOWN_LABELS:
+                found = None
+            elif canonical is None:
+                found = " ".join(str(raw).split())
             elif text in canonical:
-                labels.append(canonical[text])
+                found = canonical[text]
             else:
                 allowed = ", ".join(canonical.values())
-                return f"unknown label: {dimension} {str(raw)[:40]!r} is not one of {allowed}"
+                found = _Refused(
+                    f"unknown label: {dimension} {str(raw)[:40]!r} is not one of {allowed}"
+                )
+            if len(memo) < _MEMO_LIMIT:
+                memo[key] = found
+        if isinstance(found, _Refused):
+            raise ValueError(found.reason)
+        return found  # type: ignore[return-value]
+
+    def _check(self, values: Sequence[object]) -> str | None:
+        """Add a good row and return None, or return why the row is bad (adding nothing)."""
+        labels_list: list[str | None] = []
+        for index, position in enumerate(self._category_at):
+            raw = values[position]
+            # the common case in one dict lookup: a label seen before and allowed
+            found = self._labels[index].get(raw, _MISSING) if type(raw) is str else _MISSING
+            if found is _MISSING or type(found) is _Refused:
+                try:
+                    found = self._label(index, raw)
+                except ValueError as refused:
+                    return str(refused)
+            labels_list.append(found)  # type: ignore[arg-type]
+        labels = tuple(labels_list)
         score = math.nan
-        if columns.score is not None:
-            value = row[columns.score]
+        if self._score_at is not None:
+            value = values[self._score_at]
             try:
-                score = float(value) if isinstance(value, str | int | float) else math.nan
-                score = math.nan if isinstance(value, bool) else score
+                score = (
+                    float(value)
+                    if type(value) is str or type(value) is int or type(value) is float
+                    else math.nan
+                )
             except ValueError:
                 score = math.nan
             if not math.isfinite(score):
                 return f"not a number: score {str(value)[:40]!r}"
         chosen = False
-        if columns.selected is not None:
-            value = row[columns.selected]
-            flag = _normal(value) if not isinstance(value, bool) else str(value).lower()
-            if flag in _YES:
-                chosen = True
-            elif flag not in _NO:
+        if self._selected_at is not None:
+            value = values[self._selected_at]
+            key = value if type(value) is str else repr(value)
+            flag = self._flags.get(key)
+            if flag is None:
+                text = _normal(value) if not isinstance(value, bool) else str(value).lower()
+                flag = "yes" if text in _YES else "no" if text in _NO else "bad"
+                if len(self._flags) < _MEMO_LIMIT:
+                    self._flags[key] = flag
+            if flag == "bad":
                 return f"not yes or no: selected {str(value)[:40]!r}"
-        if columns.date is not None:
-            when = self._date(row.get(columns.date))
+            chosen = flag == "yes"
+        if self._date_at is not None:
+            raw = values[self._date_at]
+            key = raw if isinstance(raw, str) else repr(raw)
+            when = self._dates.get(key, _MISSING)
+            if when is _MISSING:
+                when = self._date(raw)
+                if len(self._dates) < _MEMO_LIMIT:
+                    self._dates[key] = when
             if when is None:
-                return f"not a date: {str(row.get(columns.date))[:40]!r}"
+                return f"not a date: {str(raw)[:40]!r}"
+            assert isinstance(when, str)
             if self._first is None or when < self._first:
                 self._first = when
             if self._last is None or when > self._last:
                 self._last = when
-        key = tuple(labels)
-        cell = self._cells.get(key)
+        cell = self._cells.get(labels)
         if cell is None:
-            cell = self._cells[key] = _Cell()
+            cell = self._cells[labels] = _Cell()
         cell.n += 1
         cell.selected += chosen
-        if columns.score is not None:
+        if self._score_at is not None:
             cell.scores.append(score)
         return None
 

@@ -84,22 +84,25 @@ def _csv_rows(text: io.TextIOWrapper, path: Path, audit: HistoricalAudit) -> Non
     names = [name.strip() for name in header]
     if names and names[0].startswith("\ufeff"):
         names[0] = names[0][1:]
-    missing = [c for c in audit.columns.columns if c not in names]
+    missing = [c for c in audit.order if c not in names]
     if missing:
         shown = ", ".join(repr(n) for n in names[:30])
         raise ScreenevalError(
             f"{path} has no column {missing[0]!r} (its header, line 1, has {shown})."
         )
     width = len(names)
-    positions = {c: names.index(c) for c in audit.columns.columns}
+    positions = [names.index(c) for c in audit.order]
+    add = audit.add_values
     for row in reader:
-        line = reader.line_num
-        if not row or (len(row) == 1 and not row[0].strip()):
-            continue
         if len(row) != width:
-            audit.bad(line, f"wrong number of fields: {len(row)} where the header has {width}")
+            if not row or (len(row) == 1 and not row[0].strip()):
+                continue  # a blank line
+            audit.bad(
+                reader.line_num,
+                f"wrong number of fields: {len(row)} where the header has {width}",
+            )
             continue
-        audit.add(line, {c: row[i] for c, i in positions.items()})
+        add(reader.line_num, [row[i] for i in positions])
 
 
 def _jsonl_rows(text: io.TextIOWrapper, audit: HistoricalAudit) -> None:
