@@ -12,6 +12,7 @@ every stored row and the run's config. Every person and employer here is invente
 
 from __future__ import annotations
 
+import base64
 import importlib
 import json
 import re
@@ -46,7 +47,8 @@ PRELOADED = tuple(
 MODEL = "acme-screener-2025-03-01"
 SERVER_KEY = "sk-test-screeneval-fault-server-0000"
 SHORT_KEY = "k3y9z"  # under 8 characters: it used to be left in 100 stored rows
-PG_PASSWORD = "pg-Pa55-word-7"  # trust auth: PostgreSQL ignores it, the store must hide it
+PG_PASSWORD = "pg-Pa55-word-7"
+ENDPOINT_PASSWORD = "hunter-22"  # trust auth: PostgreSQL ignores it, the store must hide it
 CASE_IDS = ("al-001", "al-002", "al-005", "be-001")
 _REF = re.compile(r"^Ref: (\S+)$", re.MULTILINE)
 
@@ -95,10 +97,12 @@ def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytes
     return pytester
 
 
-def write_ini(pytester: pytest.Pytester, server: ChatServer, db_url: str) -> None:
+def write_ini(
+    pytester: pytest.Pytester, server: ChatServer, db_url: str, base_url: str | None = None
+) -> None:
     lines = {
         "screeneval_scorer": "openai",
-        "screeneval_openai_base_url": server.base_url,
+        "screeneval_openai_base_url": base_url or server.base_url,
         "screeneval_openai_model": MODEL,
         "screeneval_openai_timeout": "30",  # a 10 MB answer takes a while on a loaded machine
         "screeneval_openai_max_retries": "0",
@@ -209,6 +213,24 @@ def test_a_401_echoing_a_short_key_and_the_store_password_reach_no_sink(
         assert not re.search(rf"(?<![A-Za-z0-9]){SHORT_KEY}(?![A-Za-z0-9])", text), sink
         assert PG_PASSWORD not in text, sink
     assert "[redacted]" in sinks["store rows and run config"]
+
+
+def test_a_password_in_the_endpoint_url_reaches_no_sink(
+    project: pytest.Pytester, server: ChatServer, capsys: Any
+) -> None:
+    # httpx sends the URL's userinfo as basic auth; the server echoes it back in its 401
+    server.echo_key = True
+    db_url = f"sqlite:///{(project.path / 'store.db').as_posix()}"
+    with_password = server.base_url.replace("http://", f"http://svc:{ENDPOINT_PASSWORD}@")
+    write_ini(project, server, db_url, base_url=with_password)
+    result, output = run(project)
+
+    assert result.ret != 0
+    assert "Incorrect API key provided: Basic [redacted]" in output
+    run_id = only_run(db_url)
+    basic = base64.b64encode(f"svc:{ENDPOINT_PASSWORD}".encode()).decode()
+    for sink, text in every_sink(project, output, db_url, run_id, capsys).items():
+        assert ENDPOINT_PASSWORD not in text and basic not in text, sink
 
 
 @pytest.mark.parametrize(

@@ -19,6 +19,7 @@ does not eat every "a" of a rationale and yet "Incorrect API key provided: abc1.
 
 from __future__ import annotations
 
+import base64
 import html
 import json
 import re
@@ -54,7 +55,13 @@ _PASSWORD_FIELD = re.compile(
 _QUERY_TOKEN = re.compile(
     r"(?i)(?P<head>[?&;](?:secret|token|api[_-]?key|access[_-]?token|auth)=)(?P<pw>[^&\s#'\"<>]+)"
 )
-_BEARER = re.compile(r"(?P<head>\b[Bb]earer\s+)(?P<pw>[A-Za-z0-9._~+/=-]{4,})")
+# an Authorization header's credentials: a bearer token, or HTTP basic auth (base64 of
+# user:password, which is what a client sends for a URL with userinfo); a token holds a digit or
+# one of _~+/=, so "a basic understanding." or "bearer bonds" in a rationale stay as written
+_BEARER = re.compile(
+    r"(?P<head>\b(?:Bearer|Basic|bearer)\s+)"
+    r"(?P<pw>(?=[A-Za-z.-]*[0-9_~+/=])[A-Za-z0-9._~+/=-]{4,})"
+)
 _OPENAI_KEY = re.compile(r"\bsk-[A-Za-z0-9_-]{16,}")
 
 
@@ -77,7 +84,7 @@ def mask_urls(text: str) -> str:
     if "=" in text:
         text = _PASSWORD_FIELD.sub(_masked, text)
         text = _QUERY_TOKEN.sub(_masked_token, text)
-    if "earer" in text:
+    if "earer" in text or "asic" in text:
         text = _BEARER.sub(_masked_token, text)
     if "sk-" in text:
         text = _OPENAI_KEY.sub(REDACTED, text)
@@ -189,8 +196,8 @@ def redact_value(value: Any) -> Any:
 
 
 def url_secrets(url: str | None) -> tuple[str, ...]:
-    """The password of a URL (userinfo or a ``password=`` query parameter), as written and
-    decoded, for :func:`remember`."""
+    """The password of a URL (userinfo or a ``password=`` query parameter), as written,
+    decoded, and as HTTP basic auth sends it with the user, for :func:`remember`."""
     if not url:
         return ()
     found: list[str] = []
@@ -201,6 +208,9 @@ def url_secrets(url: str | None) -> tuple[str, ...]:
         parts, password = None, None
     if password:
         found += [password, unquote(password)]
+        user = unquote(parts.username or "") if parts is not None else ""
+        basic = f"{user}:{unquote(password)}".encode()
+        found.append(base64.b64encode(basic).decode("ascii"))
     query = parts.query if parts is not None else url
     for match in _PASSWORD_FIELD.finditer(query.replace("&", " ")):
         found += [match.group("pw"), unquote(match.group("pw"))]
