@@ -157,6 +157,7 @@ def test_url_secrets_are_the_userinfo_and_query_passwords() -> None:
         "p@ss",
         "q%21",
         "q!",
+        "dTpwQHNz",  # base64 of "u:p@ss": how HTTP basic auth sends it
     }
     assert url_secrets("sqlite:///x.db") == ()
 
