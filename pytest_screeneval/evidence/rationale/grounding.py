@@ -37,6 +37,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
+from typing import Any
 
 from pytest_screeneval.evidence.rationale.quantities import Quantity, quantities, same_value
 from pytest_screeneval.evidence.rationale.resume_facts import (
@@ -145,6 +146,8 @@ class _Context:
     negated: _Mask  # clauses (or their parts) with a negation or hedge
     quoted: _Mask  # quotes: checked whole, not word by word
     protected: _Mask  # protected-attribute matches: no word claims there
+    tokens: Sequence[Any] = ()  # the rationale's tokens
+    hits: Sequence[tuple[str, int, int]] = ()  # its lexicon matches: (group, start, end)
 
 
 def ungrounded_claims(
@@ -173,12 +176,15 @@ def ungrounded_claims(
     quotes = list(_QUOTED.finditer(rationale))
     # a protected reference's own words are not claims (its flag says what is wrong); the
     # other claims of its clause still are ("at 52 he closed 128% of quota in 2023")
+    tokens = tokenize(rationale)
     context = _Context(
         rationale,
         facts,
         negated,
         _Mask(size, (m.span() for m in quotes)),
         _Mask(size, not_claims),
+        tokens,
+        lexicon_hits(rationale, tokens),
     )
     for match in quotes:
         if negated.covers(*match.span()):
@@ -217,6 +223,9 @@ _CHANGES = (
 _CHANGE = re.compile(
     "|".join(f"(?P<c{i}>{pattern})" for i, (pattern, _, _) in enumerate(_CHANGES)), re.I
 )
+_MAYBE_CHANGE = re.compile(
+    r"doubl|tripl|quadrupl|halv|half|third|quarter|[234]x\b|twice|times", re.I
+)
 _SUBJECT_WORDS = 2  # content words each side of a change that say what changed
 _CHANGE_SLACK = 0.1  # "cut by a third" for 9 -> 6 minutes, "doubled" for 1,200 -> 2,400
 
@@ -248,6 +257,8 @@ def _unsupported_changes(context: _Context) -> list[str]:
     resume says it in words too."""
     text, facts = context.text, context.facts
     problems: list[str] = []
+    if not _MAYBE_CHANGE.search(text):
+        return problems
     for match in _CHANGE.finditer(text):
         start, end = match.span()
         if context.quoted.covers(start, end) or context.negated.covers(start, end):
@@ -422,22 +433,36 @@ _TITLE_WORDS = frozenset(
 )
 
 
+_AND = re.compile(r"\band\b", re.IGNORECASE)
+
+
+@lru_cache(maxsize=512)
+def _names_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
+    alternatives = "|".join(re.escape(name) for name in sorted(set(names), key=len, reverse=True))
+    return re.compile(rf"(?<!\w)(?:{alternatives})(?:'s)?(?!\w)", re.IGNORECASE)
+
+
 def _segments_naming(text: str, names: Sequence[str]) -> list[tuple[int, int, int]]:
     """(start, end, section index) of each stretch between punctuation that names an employer."""
     found: list[tuple[int, int, int]] = []
+    pattern = _names_pattern(tuple(names))
+    if not pattern.search(text):
+        return found
     for start, end in sentence_spans(text):
         cuts = [start, *(m.start() for m in _SEGMENT_EDGE.finditer(text, start, end)), end]
         for a, b in pairwise(cuts):
             piece = text[a:b]
-            for number, name in enumerate(names):
-                named = re.search(rf"(?<!\w){re.escape(name)}(?:'s)?(?!\w)", piece, re.I)
-                if name and named:
+            for named in pattern.finditer(piece):
+                said = lookup_key(named.group(0))
+                for number, name in enumerate(names):
+                    if name != said:
+                        continue
                     # an "and" on either side of the name starts another item: "40 tests at
                     # Greyline and the SSO rollout at Vantor", "at Dunlow and tribunal work"
-                    before = list(re.finditer(r"\band\b", piece[: named.start()]))
-                    after = re.search(r"\band\b", piece[named.end() :])
+                    before = list(_AND.finditer(piece, 0, named.start()))
+                    after = _AND.search(piece, named.end())
                     begin = a + before[-1].end() if before else a
-                    stop = a + named.end() + after.start() if after else b
+                    stop = a + after.start() if after else b
                     found.append((begin, stop, number))
     return found
 
@@ -477,8 +502,9 @@ def _misattributed(context: _Context) -> list[str]:
             theirs = any(same_value(value, v) for s in others for v in s.values)
             if theirs and not mine:
                 elsewhere.append(piece[quantity.start : quantity.end])
-        tokens = tokenize(piece)
-        for group, _, _ in lexicon_hits(piece, tokens):
+        for group, hit_start, hit_end in context.hits:
+            if hit_start < start or hit_end > end:
+                continue
             if any(group in s.groups for s in others) and not any(group in s.groups for s in scope):
                 elsewhere.append(group)
         words = {
@@ -611,7 +637,7 @@ def _unsupported_numbers(context: _Context, score: int) -> list[str]:
     spelled-out counts ("twelve engineers") and durations ("over a decade")."""
     text, facts = context.text, context.facts
     problems: list[str] = []
-    named = _Mask(len(text), ((a, b) for _, a, b in lexicon_hits(text, tokenize(text))))
+    named = _Mask(len(text), ((a, b) for _, a, b in context.hits))
     by_span: dict[tuple[int, int], list[Quantity]] = {}
     for quantity in quantities(text):
         by_span.setdefault((quantity.start, quantity.end), []).append(quantity)
@@ -680,9 +706,9 @@ def _is_acronym(word: str) -> bool:
 def _unsupported_terms(context: _Context, criterion_words: frozenset[str]) -> list[str]:
     text, facts = context.text, context.facts
     lexicon = grounding_lexicon()
-    tokens = tokenize(text)
+    tokens = context.tokens
     problems: list[str] = []
-    hits = lexicon_hits(text, tokens)
+    hits = context.hits
     covered = _Mask(len(text), ((start, end) for _, start, end in hits))
     for group, start, end in hits:
         if context.quoted.covers(start, end) or context.negated.covers(start, end):
