@@ -21,11 +21,11 @@ Scores = Mapping[str, int]  # criterion → score (experience, skills, communica
 
 # expected scores are golden_factory's default: experience 4, skills 3, communication 4
 DEMOGRAPHICS = {
-    "cc-001": {"sex": "female", "race": "asian"},
-    "cc-002": {"sex": "male", "race": "white"},
+    "cc-001": {"sex": "female", "race": "asian", "age": "40 and over"},
+    "cc-002": {"sex": "male", "race": "white", "age": "under 40"},
     "cc-003": {"sex": "female", "race": "black"},
-    "gap-001": {"sex": "female", "race": "white"},
-    "gap-002": {"sex": "male", "race": "black"},
+    "gap-001": {"sex": "female", "race": "white", "age": "under 40"},
+    "gap-002": {"sex": "male", "race": "black", "age": "40 and over"},
     "gap-003": {"sex": "male", "race": "unknown"},
     "ret-001": {"sex": "female", "race": "hispanic"},
     "ret-002": {},

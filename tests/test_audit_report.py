@@ -236,6 +236,13 @@ def test_rates_by_group_from_demographics(scenario: Scenario) -> None:
     race = next(b for b in rates["breakdowns"] if b["dimension"] == "race")
     assert race["unknown"] == 2  # 'unknown' and missing
     assert any(b["dimension"] == "sex × race" for b in rates["breakdowns"])
+    # age bands, where the cases carry them, are a category of the golden-set rates too
+    age = next(b for b in rates["breakdowns"] if b["dimension"] == "age")
+    scored_ages = [DEMOGRAPHICS[c].get("age") for c in overall]
+    assert {r["category"]: r["n"] for r in age["categories"]} == {
+        band: scored_ages.count(band) for band in ("40 and over", "under 40")
+    }
+    assert age["unknown"] == scored_ages.count(None)
     assert "equal to the median does not count" in rates["tie_rule"]
     variants = doc["rates"]["variants"]["name"]
     female = next(r for r in variants["breakdowns"][0]["categories"] if r["category"] == "female")

@@ -24,7 +24,7 @@ from pytest_screeneval.evidence.historical import HistoricalAudit
 __all__ = ["FORMATS", "ExportFile", "read_export"]
 
 FORMATS = ("csv", "jsonl")
-_SUFFIXES = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl"}
+_SUFFIXES = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
 _CHUNK = 1 << 20
 
 
