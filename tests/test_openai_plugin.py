@@ -332,30 +332,38 @@ def test_a_retired_model_is_refused_and_one_retiring_soon_is_warned_about(
 # ---------------------------------------------------------------------------------------------
 
 
-def test_429_with_retry_after_is_waited_out_and_counted(
+def test_a_429_is_waited_out_not_counted_and_a_500_retried_and_counted_one_row_each(
     project: pytest.Pytester, server: ChatServer, script: Script
 ) -> None:
-    limited = ("al-002", "be-001")
+    limited, failed_once = ("al-002", "be-001"), ("al-001",)
     for case_id in limited:
         script.queue(case_id, Reply.rate_limited("1"))
+    for case_id in failed_once:
+        script.queue(case_id, Reply.server_error(500))
     result = project.runpytest("--screeneval")
 
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     result.assert_outcomes(passed=len(CASE_IDS) * (len(CRITERIA) + 1))
-    # one attempt per call (the noise probe's re-scores counted too), and the two 429s retried
-    attempts = len(CASE_IDS) + extra_calls(result.stdout.str()) + len(limited)
-    assert f"; 2 needed retries ({attempts} attempts); " in calls_line(result)
+    # a wait on a rate limit is not an attempt; the 500 and its retry are two
+    attempts = len(CASE_IDS) + extra_calls(result.stdout.str()) + len(failed_once)
+    assert f"; 1 needed retries ({attempts} attempts); " in calls_line(result)
     for case_id in limited:
-        # the 429 and its retry; any later request is the noise probe re-scoring the text
+        # the 429 and the call sent again; any later request is the noise probe re-scoring it
         first, second = requests_for(server, case_id)[:2]
         assert second.received_at - first.received_at >= 0.95  # Retry-After: 1 was honoured
-    rows = [r for r in rows_of(project, 1) if r.repeat_index == 0]
-    assert {(r.case_id, r.attempts) for r in rows} == {
-        (c, 2 if c in limited else 1) for c in CASE_IDS
+    rows = rows_of(project, 1)
+    # one stored row per (case, variant, repeat, criterion), whatever was sent again
+    keys = [(r.case_id, r.variant_key, r.repeat_index, r.criterion) for r in rows]
+    assert len(keys) == len(set(keys))
+    originals = [r for r in rows if r.repeat_index == 0]
+    assert len(originals) == len(CASE_IDS) * len(CRITERIA)
+    assert {(r.case_id, r.attempts) for r in originals} == {
+        (c, 2 if c in failed_once else 1) for c in CASE_IDS
     }
     assert all(r.error is None for r in rows)
-    tokens = sum(r.prompt_tokens for r in rows)
-    assert tokens == USAGE[0] * len(CASE_IDS)  # a 429 used no tokens
+    tokens = sum(r.prompt_tokens for r in originals)
+    assert tokens == USAGE[0] * len(CASE_IDS)  # neither a 429 nor a 500 used tokens
+    assert "rate limits: 2 calls answered 429 and sent again" in result.stdout.str()
 
 
 REFUSAL = "I will not rate this person."

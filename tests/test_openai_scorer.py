@@ -396,12 +396,14 @@ def test_parse_answer_accepts_a_missing_evidence_and_null_confidence():
 # ---------------------------------------------------------------------------------------------
 
 
-def test_a_429_with_retry_after_is_waited_out_then_retried(server, scorer_for):
+def test_a_429_with_retry_after_is_waited_out_then_sent_again_and_is_not_an_attempt(
+    server, scorer_for
+):
     server.enqueue(Reply.rate_limited(retry_after="1"))
 
     outcome = score(scorer_for(max_retries=3))
 
-    assert outcome.attempts == 2
+    assert outcome.attempts == 1  # a wait on a rate limit is not an attempt
     first, second = server.chat_requests
     assert second.received_at - first.received_at >= 0.95
 

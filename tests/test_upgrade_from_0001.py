@@ -304,7 +304,10 @@ def test_upgrade_from_the_first_release_keeps_every_row_and_backfills_the_chain(
     )
     assert snapshot(engine, columns_0001) == before  # nothing lost, nothing changed
     added = {n: sorted(set(c) - set(columns_0001[n])) for n, c in columns_of(engine).items()}
-    assert {n: c for n, c in added.items() if c} == {"eval_runs": ["golden_seq", "verdict"]}
+    assert {n: c for n, c in added.items() if c} == {
+        "eval_runs": ["golden_seq", "verdict"],
+        "eval_scores": ["served_model", "system_fingerprint"],  # revision 0004
+    }
 
     with Store.open(url, create=False) as store:
         with store.engine.connect() as conn:

@@ -68,17 +68,22 @@ def show(args: argparse.Namespace) -> int:
     with open_store(args, read_only=True) as store:
         run = store.get_run(args.run_id)
         rows = store.scores(run.run_id)
+        baseline_rows = store.scores(run.baseline_run_id) if run.baseline_run_id else []
         # the acceptance that replaced this run as the baseline, if one did
         later = store.list_runs(limit=_RUNS_SEARCHED) if run.accepted else []
-    for line in describe_run(run, rows, replacements(later).get(run.run_id)):
+    for line in describe_run(run, rows, replacements(later).get(run.run_id), baseline_rows):
         out(line)
     return 0
 
 
 def describe_run(
-    run: RunRecord, rows: Sequence[ScoreRow], replaced_by: int | None = None
+    run: RunRecord,
+    rows: Sequence[ScoreRow],
+    replaced_by: int | None = None,
+    baseline_rows: Sequence[ScoreRow] = (),
 ) -> list[str]:
-    """The lines of ``screeneval show``: identity, status, gates, counts, acceptance, errors."""
+    """The lines of ``screeneval show``: identity, status, gates, counts, what the provider
+    served, acceptance, errors."""
     served = f", served {run.served_model}" if run.served_model else ""
     lines = [
         f"run {run.run_id}: {run.status}",
@@ -106,6 +111,12 @@ def describe_run(
         f"  scores       {len(rows)} rows: {len(cases)} cases, {len(variants)} variants, "
         f"{len(repeats)} repeat(s), {len(errors)} errors, {reused} reused"
     )
+    from pytest_screeneval.report.audit_noise import served_of_rows
+
+    backend = served_of_rows(rows, baseline_rows, run.baseline_run_id)
+    if backend.fingerprints:
+        lines.append(f"  served by    {backend.describe()}")
+        lines += [f"  FLAG         {flag}" for flag in backend.flags()]
     if run.accepted:
         accepted = run.accepted
         previous = (

@@ -47,7 +47,7 @@ from pytest_screeneval.evidence.rates import (
 from pytest_screeneval.evidence.reliability import rater_agreement
 from pytest_screeneval.golden.model import DECISION, ORIGINAL, Case, GoldenSet, Rubric, Variants
 from pytest_screeneval.probes.counterfactual import VariantScores, variant_key
-from pytest_screeneval.report.audit_noise import noise_document
+from pytest_screeneval.report.audit_noise import noise_document, served_document
 from pytest_screeneval.report.audit_sections import (
     acceptance_entry,
     group_rates_doc,
@@ -95,7 +95,8 @@ def build_audit(
     scored = [cases[c] for c in sorted({k[0] for k in table}) if c in cases]
     judged = [c for c in scored if all(n in c.expected for n in rubric.criterion_names)]
     baseline = _baseline(store, run)
-    baseline_table = _table(store.scores(baseline.run_id), ORIGINAL) if baseline else None
+    baseline_rows = store.scores(baseline.run_id) if baseline else []
+    baseline_table = _table(baseline_rows, ORIGINAL) if baseline else None
     overall = overall_by_case(rubric, table)
     fairness = _fairness_cases(rows, rubric, golden.variants)
     records = case_records(store)
@@ -128,6 +129,10 @@ def build_audit(
         "perturbation": _perturbation(fairness, max_perturbation_shift),
         # re-scores are stored rows: the noise the run measured, as the store shows it
         "noise": noise_document(rows, rubric, int(run.config.get("repeat", 1) or 1)),
+        # what the provider served, beside the noise: a backend change moves both
+        "served_backend": served_document(
+            rows, baseline_rows, baseline.run_id if baseline else None
+        ),
         "raters": _raters(golden, rubric),
         "provenance": provenance(golden, records),
         "datasheet": datasheet(golden, records),

@@ -62,6 +62,8 @@ def summary_document(
         "gates": [g.as_dict() for g in summary.gates],
         "noise": summary.noise,
         "confirmation": summary.confirmation,
+        "served_backend": summary.served_backend,
+        "pacing": summary.pacing,
         "accepted": summary.accepted,
         "acceptance_error": session.acceptance_error if session is not None else None,
         "warnings": summary.warnings,

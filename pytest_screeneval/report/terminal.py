@@ -243,6 +243,11 @@ def render(
         f"{calls['completion_tokens']} completion; {summary.errors} scorer errors; "
         f"{summary.duration_s:.1f} s"
     )
+    from pytest_screeneval.report.noise import pacing_line
+
+    paced = pacing_line(getattr(summary, "pacing", None) or {})
+    if paced:
+        lines.append(paced)
     for warning in summary.warnings:
         lines.append(f"warning: {warning}")
 

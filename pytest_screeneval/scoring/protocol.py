@@ -6,6 +6,7 @@ without importing asyncio machinery.
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
@@ -16,6 +17,8 @@ from pytest_screeneval.golden.model import Rubric
 __all__ = [
     "MAX_RAW_CHARS",
     "CriterionScore",
+    "RateLimited",
+    "RateLimits",
     "ScoreOutcome",
     "Scorer",
     "ScorerError",
@@ -23,6 +26,8 @@ __all__ = [
     "ScorerUnavailable",
     "errors_with_raw",
     "prepare_scorer",
+    "runner_waits_on_limits",
+    "set_runner_waits_on_limits",
 ]
 
 # The raw answer kept with an error row: enough to see what the model said, bounded so that a
@@ -68,6 +73,61 @@ class ScorerIdentity:
         return values
 
 
+@dataclass(frozen=True)
+class RateLimits:
+    """What a provider's rate-limit headers said with one answer (None: not said).
+
+    ``remaining_*`` count what is left after this call; ``reset_*_s`` is how long until the
+    limit is back to full; ``limit_*`` is the limit itself, per minute (OpenAI's convention).
+    """
+
+    remaining_requests: int | None = None
+    remaining_tokens: int | None = None
+    reset_requests_s: float | None = None
+    reset_tokens_s: float | None = None
+    limit_requests: int | None = None
+    limit_tokens: int | None = None
+
+    @property
+    def said_anything(self) -> bool:
+        return any(value is not None for value in vars(self).values())
+
+
+class RateLimited(Exception):
+    """The provider refused this call for its rate limit (an HTTP 429): try it again later.
+
+    Raised by a scorer call that runs under the session's runner (see
+    :func:`runner_waits_on_limits`): the runner waits ``retry_after_s`` (or its own estimate),
+    lowers its concurrency and sends the same call again. A rate limit is not an attempt, not
+    part of the call's latency, and never a failure of the scorer.
+    """
+
+    def __init__(
+        self, reason: str, retry_after_s: float | None = None, limits: RateLimits | None = None
+    ) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.retry_after_s = retry_after_s
+        self.limits = limits
+
+
+# Set by the runner around each scorer call it makes: the call may raise RateLimited instead
+# of waiting on a rate limit itself, because the runner waits for every call at once.
+_RUNNER_WAITS_ON_LIMITS: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "screeneval_runner_waits_on_limits", default=False
+)
+
+
+def runner_waits_on_limits() -> bool:
+    """Whether this scorer call runs under the runner, which waits on rate limits for it."""
+    return _RUNNER_WAITS_ON_LIMITS.get()
+
+
+def set_runner_waits_on_limits(value: bool) -> None:
+    """Called by the runner in the context of each call it makes (a task, a scorer thread)."""
+    _RUNNER_WAITS_ON_LIMITS.set(value)
+
+
 class ScorerError(Exception):
     """The scorer's answer cannot be used: a refusal, garbage, a missing criterion, off scale.
 
@@ -84,6 +144,8 @@ class ScorerError(Exception):
         served_model: str | None = None,
         prompt_tokens: int = 0,
         completion_tokens: int = 0,
+        system_fingerprint: str | None = None,
+        limits: RateLimits | None = None,
     ) -> None:
         super().__init__(reason)
         self.reason = reason
@@ -92,6 +154,8 @@ class ScorerError(Exception):
         self.served_model = served_model
         self.prompt_tokens = prompt_tokens
         self.completion_tokens = completion_tokens
+        self.system_fingerprint = system_fingerprint
+        self.limits = limits
 
 
 class ScorerUnavailable(ScreenevalError):
@@ -136,6 +200,10 @@ class ScoreOutcome:
     # criterion -> why that criterion's part of the answer is unusable; the other criteria of
     # the same answer keep their scores (see errors_with_raw for the raw answer kept once).
     errors: Mapping[str, str] = field(default_factory=dict)
+    # the provider's record of the backend configuration that served the call
+    system_fingerprint: str | None = None
+    # what the provider's rate-limit headers said with the answer: the runner paces by them
+    limits: RateLimits | None = None
 
 
 def errors_with_raw(reasons: Mapping[str, str], raw: str, order: Sequence[str]) -> dict[str, str]:

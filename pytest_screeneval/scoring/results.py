@@ -67,6 +67,7 @@ class JobResult:
     reused_from_run: int | None = None
     cached: bool = False
     by_criterion: dict[str, CriterionScore] = field(default_factory=dict)
+    system_fingerprint: str | None = None  # the backend configuration the provider served
 
     def error_for(self, criterion: str) -> str | None:
         return self.errors.get(criterion) or self.errors.get("*")
@@ -230,6 +231,7 @@ def _result_of(
                 error.prompt_tokens,
                 error.completion_tokens,
                 error.raw,
+                system_fingerprint=error.system_fingerprint,
             )
         if isinstance(error, TimeoutError):
             return JobResult(
@@ -255,6 +257,7 @@ def _result_of(
         outcome.completion_tokens,
         outcome.raw,
         by_criterion=usable,
+        system_fingerprint=outcome.system_fingerprint,
     )
 
 

@@ -1,7 +1,10 @@
 """Resolving a scorer and running it: bounded concurrency, a timeout, a latency per call.
 
 What each answer becomes (and which answers are errors) is ``scoring.results``. Built-in scorers
-that talk to a service count their own transport retries and report them as ``attempts``.
+that talk to a service count their own transport retries and report them as ``attempts``. How
+many calls may be out at once under a provider's rate limit is ``scoring.pacing``: a call that
+raises ``RateLimited`` goes back to the queue, in its place, and is sent again when the limit
+allows; that wait is not an attempt and not part of its latency.
 """
 
 from __future__ import annotations
@@ -22,7 +25,15 @@ from dataclasses import dataclass
 from pytest_screeneval.errors import ScreenevalError
 from pytest_screeneval.golden.model import Rubric
 from pytest_screeneval.scoring.call_threads import CallThreads
-from pytest_screeneval.scoring.protocol import Scorer
+from pytest_screeneval.scoring.pacing import Pacing, PacingReport
+from pytest_screeneval.scoring.protocol import (
+    RateLimited,
+    RateLimits,
+    ScoreOutcome,
+    Scorer,
+    ScorerError,
+    set_runner_waits_on_limits,
+)
 from pytest_screeneval.scoring.results import JobResult, ScoringJob, result_of
 
 __all__ = [
@@ -81,9 +92,14 @@ class _Call:
 
     job: ScoringJob
     future: concurrent.futures.Future[JobResult]
+    priority: int = 0
+    order: int = 0  # its place among equal priorities (kept when a rate limit sends it back)
     started: float = 0.0
     deadline: float = math.inf  # time.monotonic() past which a thread call has timed out
     task: asyncio.Task[None] | None = None  # an awaited call's task on the loop
+    seq: int = 0  # its number as sent (Pacing.sent), for what its answer's headers say
+    sent_at: float = 0.0  # time.monotonic() when it was last sent
+    limited_s: float = 0.0  # how long rate limits have held it back so far
 
 
 # a thread call's answer: the call, what score() returned, what it raised
@@ -127,11 +143,15 @@ class Runner:
         concurrency: int,
         timeout: float,
         paused: bool = False,
+        adaptive: bool = True,
     ) -> None:
         self.scorer = scorer
         self.rubric = rubric
         self.concurrency = max(1, concurrency)
         self.timeout = timeout
+        # the window under the ceiling, the hold after a 429, the headers' budgets (loop only)
+        self.pacing = Pacing(self.concurrency, adaptive=adaptive, started=time.monotonic())
+        self._wake: asyncio.TimerHandle | None = None
         self.submitted = 0
         self.finished = 0
         self.in_flight = 0
@@ -193,7 +213,8 @@ class Runner:
         """
         future: concurrent.futures.Future[JobResult] = concurrent.futures.Future()
         with self._lock:
-            heapq.heappush(self._queue, (priority, next(self._order), _Call(job, future)))
+            order = next(self._order)
+            heapq.heappush(self._queue, (priority, order, _Call(job, future, priority, order)))
             wake = not self._dispatch_asked
             self._dispatch_asked = True
         if wake:  # one wake-up for a burst of submissions
@@ -207,8 +228,16 @@ class Runner:
         with self._lock:
             self._dispatch_asked = False
         while self._released and self._free > 0:
+            now = time.monotonic()
             with self._lock:
                 if not self._queue:
+                    self.pacing.unblocked(now)
+                    return
+                room, wake = self.pacing.room(now, len(self._out))
+                if room <= 0:
+                    if wake is not None:  # a rate limit holds the queue back until then
+                        self.pacing.blocked(now)
+                        self._wake_at(wake)
                     return
                 call = heapq.heappop(self._queue)[2]
             if call.future.cancelled():
@@ -216,9 +245,11 @@ class Runner:
             if self.fatal is not None:
                 _fail(call.future, self.fatal)  # the run is stopping: nothing leaves after it
                 continue
+            self.pacing.unblocked(now)
             self._free -= 1
             self.in_flight += 1
             self._out.add(call)
+            call.seq, call.sent_at = self.pacing.sent(), now
             call.started = time.perf_counter()
             if self._awaits:
                 call.task = self._loop.create_task(self._await(call, None))
@@ -226,8 +257,22 @@ class Runner:
                 call.deadline = time.monotonic() + self.timeout
                 self.threads.run(call)
 
+    def _wake_at(self, when: float) -> None:
+        """Dispatch again at ``when`` (time.monotonic()), unless a wake-up comes sooner."""
+        delay = max(0.0, when - time.monotonic())
+        if self._wake is not None:
+            if self._wake.when() <= self._loop.time() + delay:
+                return  # one is set for sooner: it will ask again
+            self._wake.cancel()
+        self._wake = self._loop.call_later(delay, self._woken)
+
+    def _woken(self) -> None:
+        self._wake = None
+        self._dispatch()
+
     def _call_in_thread(self, call: _Call) -> _Answer:
         """One plain scorer call, on a scorer thread."""
+        set_runner_waits_on_limits(True)  # a 429 comes back as RateLimited: this loop waits
         try:
             return call, self.scorer.score(call.job.text, self.rubric), None
         except KeyboardInterrupt:
@@ -255,6 +300,7 @@ class Runner:
     async def _await(self, call: _Call, awaitable: Awaitable[object] | None) -> None:
         answer: object = None
         error: BaseException | None = None
+        set_runner_waits_on_limits(True)  # in this task's context only
         try:
             async with asyncio.timeout(self.timeout - (time.perf_counter() - call.started)):
                 if awaitable is None:
@@ -276,8 +322,13 @@ class Runner:
 
     def _finish(self, call: _Call, answer: object, error: BaseException | None) -> None:
         """Settle a call's future from its answer and give its slot to the next (on the loop)."""
+        if isinstance(error, RateLimited):
+            self._rate_limited(call, error)
+            return
         if not self._drop(call):
             return  # timed out or cancelled already: this late answer is nobody's
+        if error is None or isinstance(error, ScorerError):  # the provider answered
+            self._answered_pacing(call, answer, error)
         try:
             result = result_of(
                 call.job,
@@ -301,7 +352,49 @@ class Runner:
             _resolve(call.future, result)
         self._dispatch()
 
-    def _drop(self, call: _Call) -> bool:
+    def _answered_pacing(self, call: _Call, answer: object, error: BaseException | None) -> None:
+        limits: RateLimits | None = None
+        tokens = 0
+        if isinstance(answer, ScoreOutcome):
+            limits, tokens = answer.limits, answer.prompt_tokens + answer.completion_tokens
+        elif isinstance(error, ScorerError):
+            limits, tokens = error.limits, error.prompt_tokens + error.completion_tokens
+        self.pacing.answered(call.seq, call.sent_at, time.monotonic(), limits, tokens)
+
+    def _rate_limited(self, call: _Call, signal: RateLimited) -> None:
+        """A 429: the call goes back to the queue in its place, to be sent when the limit
+        allows. Not an attempt, and not part of its latency (timed again when it is sent)."""
+        if not self._drop(call, finished=False):
+            return  # timed out or cancelled already
+        now = time.monotonic()
+        until = self.pacing.rate_limited(
+            call.seq, call.sent_at, now, signal.retry_after_s, signal.limits
+        )
+        call.limited_s += max(0.0, until - now)
+        call.task, call.deadline = None, math.inf
+        if call.limited_s > self.timeout:
+            self.finished += 1
+            reason = (
+                f"the provider's rate limit held this call back for {call.limited_s:.0f} s in "
+                f"all, past screeneval_timeout = {self.timeout:g} s ({signal.reason})"
+            )
+            _resolve(call.future, JobResult(call.job, (), {"*": reason}, 0.0))
+        elif self.pacing.adaptive:
+            self._requeue(call)  # the hold keeps every call back until the limit allows
+        else:
+            self._loop.call_later(max(0.0, until - now), self._requeue, call)
+        self._dispatch()
+
+    def _requeue(self, call: _Call) -> None:
+        with self._lock:
+            heapq.heappush(self._queue, (call.priority, call.order, call))
+        self._dispatch()
+
+    def pacing_report(self) -> PacingReport:
+        """How the concurrency moved so far and how long calls waited on rate limits."""
+        return self.pacing.report(time.monotonic())
+
+    def _drop(self, call: _Call, *, finished: bool = True) -> bool:
         """Take a call off the ones out and give its slot back; False if it was not out. The
         caller then sends the next call (_dispatch)."""
         if call not in self._out:
@@ -309,7 +402,8 @@ class Runner:
         self._out.discard(call)
         self._free += 1
         self.in_flight -= 1
-        self.finished += 1
+        if finished:
+            self.finished += 1
         return True
 
     def _cancel_everything(self) -> None:
@@ -426,6 +520,7 @@ def run_jobs(
     concurrency: int,
     timeout: float,
     on_result: Callable[[JobResult], None] = lambda result: None,
+    adaptive: bool = True,
 ) -> list[JobResult]:
     """Score every job with at most ``concurrency`` calls in flight; ``on_result`` sees each.
 
@@ -433,7 +528,7 @@ def run_jobs(
     """
     if not jobs:
         return []
-    runner = Runner(scorer, rubric, concurrency=concurrency, timeout=timeout)
+    runner = Runner(scorer, rubric, concurrency=concurrency, timeout=timeout, adaptive=adaptive)
     try:
         futures = [runner.submit(job) for job in jobs]
         results = runner.wait(futures)

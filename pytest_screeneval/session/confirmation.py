@@ -184,6 +184,7 @@ class Confirmer:
             jobs,
             concurrency=self.settings.concurrency,
             timeout=self.settings.timeout,
+            adaptive=self.settings.adaptive,
         )
         for result in results:
             scores.calls += 1

@@ -385,6 +385,7 @@ class ScreenevalSession:
                 concurrency=self.settings.concurrency,
                 timeout=self.settings.timeout,
                 paused=paused,
+                adaptive=self.settings.adaptive,
             )
             self.scores.runner = self.runner
         return self.runner

@@ -57,6 +57,7 @@ class Baseline:
     reviews: Mapping[tuple[str, str, str, str], ReviewInfo] = field(default_factory=dict)
     originals: Mapping[str, tuple[Mapping[str, int], ...]] = field(default_factory=dict)
     noise: NoiseEstimate | None = None
+    fingerprints: tuple[str, ...] = ()  # the system fingerprints its answers carried
 
     @classmethod
     def load(cls, store: Store, rubric: Rubric) -> Baseline:
@@ -93,7 +94,8 @@ class Baseline:
             )
             for r in store.reviews(baseline_run_id=record.run_id)
         }
-        return cls(record, info, scores, reviews, originals, noise)
+        fingerprints = tuple(sorted({r.system_fingerprint for r in rows if r.system_fingerprint}))
+        return cls(record, info, scores, reviews, originals, noise, fingerprints)
 
     def review(self, case_id: str, target: str, before: str, after: str) -> ReviewInfo | None:
         """The review of this movement against the baseline, if a person recorded one."""
@@ -175,6 +177,8 @@ class RunLog:
                     prompt_tokens=result.prompt_tokens if criterion == first else 0,
                     completion_tokens=result.completion_tokens if criterion == first else 0,
                     reused_from_run=result.reused_from_run,
+                    served_model=result.served_model,
+                    system_fingerprint=result.system_fingerprint,
                 )
             )
 

@@ -149,9 +149,10 @@ class Scores:
                 {},
                 0.0,
                 0,
-                previous.served_model,
+                rows[0].served_model or previous.served_model,
                 reused_from_run=previous.run_id,
                 by_criterion=scores,
+                system_fingerprint=rows[0].system_fingerprint,
             )
         return reused
 
@@ -405,11 +406,12 @@ class Scores:
                 errors,
                 first.latency_ms,
                 first.attempts,
-                served,
+                first.served_model or served,
                 sum(r.prompt_tokens for r in rows),
                 sum(r.completion_tokens for r in rows),
                 reused_from_run=first.reused_from_run,
                 by_criterion=usable,
+                system_fingerprint=first.system_fingerprint,
             )
         self.results.update(shared_twins(self.results))
 

@@ -28,6 +28,7 @@ from pytest_screeneval.evidence.metrics import (
     slice_agreement,
 )
 from pytest_screeneval.evidence.reliability import RaterAgreement, rater_agreement
+from pytest_screeneval.evidence.served import served_backend
 from pytest_screeneval.golden.model import ORIGINAL, ItemKind
 
 if TYPE_CHECKING:
@@ -77,6 +78,10 @@ class RunSummary:
     confirmation: dict[str, object] = field(default_factory=dict)
     # what confirmation concluded of the unreviewed movements, by status
     movement_statuses: dict[str, int] = field(default_factory=dict)
+    # the system fingerprints the provider said served the answers, and their flags
+    served_backend: dict[str, object] = field(default_factory=dict)
+    # how the runner's concurrency moved and how long it waited on rate limits
+    pacing: dict[str, object] = field(default_factory=dict)
 
 
 def _served_inputs(results: Iterable[JobResult], requested: str) -> dict[str, Any]:
@@ -234,6 +239,12 @@ def summarize(
         "completion_tokens": sum(r.completion_tokens for r in results if not r.cached),
     }
     errors = sum(1 for r in results for c in rubric.criterion_names if r.error_for(c))
+    served = served_backend(
+        ((r.job.case_id, r.system_fingerprint) for r in results if not r.cached),
+        baseline.fingerprints,
+        baseline.record.run_id if baseline.record is not None else None,
+    )
+    runner = scores.runner
     return RunSummary(
         run_id=run_id,
         status=status,
@@ -261,4 +272,6 @@ def summarize(
         warnings=list(warnings),
         rater_agreement=raters,
         movement_statuses=movement_statuses or {},
+        served_backend=served.as_dict(),
+        pacing=runner.pacing_report().as_dict() if runner is not None else {},
     )

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_screeneval.settings.validators import (
+    boolean,
     call_budget,
     flag_policy,
     fraction,
@@ -77,9 +78,17 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "screeneval_concurrency",
         "8",
-        "How many scorer calls may be in flight at once.",
+        "How many scorer calls may be in flight at once: the ceiling of the adaptive concurrency.",
         positive_int,
         "--screeneval-concurrency",
+    ),
+    OptionSpec(
+        "screeneval_adaptive",
+        "true",
+        "Adapt the concurrency to the provider's rate limit (halved on a 429, paced by its "
+        "rate-limit headers, raised again as calls succeed, never above screeneval_concurrency); "
+        "false keeps it fixed.",
+        boolean,
     ),
     OptionSpec(
         "screeneval_timeout",
@@ -222,6 +231,7 @@ class Settings:
     db: str
     scorer: str
     concurrency: int
+    adaptive: bool
     timeout: float
     repeat: int
     expected_tolerance: float

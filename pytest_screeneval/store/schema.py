@@ -4,8 +4,8 @@ Portable on purpose: every text is ``Text``, every timestamp is ISO-8601 text wi
 and every structured value is JSON text, so a row reads back byte-identical from SQLite and from
 PostgreSQL. The Alembic revisions (``0001``, then ``0002`` adding ``eval_chain``, then ``0003``
 adding the ``partial`` status, golden chain entries and the chain key, then ``0004`` adding
-``eval_historical_audits`` and its chain entries) create exactly these tables; a test holds them
-equal.
+``eval_historical_audits`` and its chain entries, then ``0005`` adding the served model and
+system fingerprint of each score row) create exactly these tables; a test holds them equal.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ __all__ = [
 ]
 
 # The Alembic head this code reads and writes; bump it with every new migration script.
-SCHEMA_REVISION = "0004"
+SCHEMA_REVISION = "0005"
 ALEMBIC_VERSION_TABLE = "alembic_version"
 
 # Constraint names are explicit so migrations can refer to them on every backend.
@@ -161,6 +161,9 @@ scores = sa.Table(
     sa.Column("prompt_tokens", sa.Integer, nullable=False),
     sa.Column("completion_tokens", sa.Integer, nullable=False),
     sa.Column("reused_from_run", sa.Integer, nullable=True),
+    # what the provider said served this call (revision 0005); NULL when it did not say
+    sa.Column("served_model", sa.Text, nullable=True),
+    sa.Column("system_fingerprint", sa.Text, nullable=True),
     # one row per scored item of a run (PostgreSQL caps identifiers at 63 characters)
     sa.UniqueConstraint(
         "run_id", "case_id", "variant_key", "repeat_index", "criterion", name="uq_eval_scores_item"

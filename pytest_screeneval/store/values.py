@@ -100,6 +100,8 @@ class ScoreRow:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     reused_from_run: int | None = None
+    served_model: str | None = None  # the model the provider said answered this call
+    system_fingerprint: str | None = None  # the provider's record of the backend that served it
 
 
 @dataclass(frozen=True)
@@ -155,6 +157,8 @@ def score_values(row: ScoreRow) -> dict[str, Any]:
         "prompt_tokens": row.prompt_tokens,
         "completion_tokens": row.completion_tokens,
         "reused_from_run": row.reused_from_run,
+        "served_model": row.served_model,
+        "system_fingerprint": row.system_fingerprint,
     }
 
 
@@ -176,6 +180,8 @@ def score_row(row: Any) -> ScoreRow:
         prompt_tokens=row.prompt_tokens,
         completion_tokens=row.completion_tokens,
         reused_from_run=row.reused_from_run,
+        served_model=row.served_model,
+        system_fingerprint=row.system_fingerprint,
     )
 
 

@@ -23,6 +23,14 @@ echo_key=True)`` as OpenAI does), answers whose rationales hold NUL, lone surrog
 escapes or megabytes (:meth:`Reply.with_rationale`), 429 (:meth:`Reply.rate_limited`) and 500
 (:meth:`Reply.server_error`). :data:`FAULTS` names one of each, for a test that sends them all.
 
+``rate_limit`` puts a token bucket in front of the chat endpoint (:class:`RateLimit`: requests
+and tokens per minute, each with a burst): a request the bucket cannot pay for is answered 429
+with ``Retry-After`` (and ``retry-after-ms``), and every answer carries OpenAI's
+``x-ratelimit-*`` headers. Either can be turned off: headers only (the limit is reported, never
+enforced, and each request over it is counted in ``stats()["over_limit"]``), or 429s without
+headers. Every completion says ``system_fingerprint`` (settable at any time, or changed after
+the Nth answer with ``fingerprint_change``), as a provider says which backend served it.
+
 ``GET /v1/models`` lists the configured model ids. Everything received is kept in
 :attr:`ChatServer.requests`, and :attr:`ChatServer.max_in_flight` says how many chat requests
 were being answered at once, which is how tests prove that a client really ran concurrently.
@@ -35,6 +43,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import re
 import socket
 import sys
@@ -53,6 +62,7 @@ __all__ = [
     "FAULTS",
     "FIRST_CRITERION",
     "ChatServer",
+    "RateLimit",
     "ReceivedRequest",
     "Reply",
     "default_answer",
@@ -90,6 +100,62 @@ _QUOTE_WORDS = re.compile(r"\S+(?:\s+\S+){0,7}")
 # quotes it so that the quote is grounded in the text and carries no personal name.
 _MIN_QUOTE_WORDS = 5
 _NO_HEADERS: Mapping[str, str] = MappingProxyType({})
+DEFAULT_FINGERPRINT = "fp_screeneval"
+
+
+@dataclass(frozen=True)
+class RateLimit:
+    """A token bucket per minute for requests and for tokens (None: no such limit).
+
+    A bucket holds at most its burst (default: a minute's worth) and refills continuously at
+    the per-minute rate. A request costs one request and its prompt's tokens (words) plus its
+    ``max_tokens``. ``reject`` answers a request the buckets cannot pay for with a 429;
+    ``headers`` sends the ``x-ratelimit-*`` headers on every answer. Without ``reject``, a request
+    over the limit is answered but not charged (as a refused one would not be), and counted.
+    """
+
+    requests_per_minute: float | None = None
+    tokens_per_minute: float | None = None
+    burst_requests: float | None = None
+    burst_tokens: float | None = None
+    reject: bool = True
+    headers: bool = True
+
+
+class _Bucket:
+    """Refills at ``per_minute`` up to ``capacity``; may go below zero when not enforcing."""
+
+    def __init__(self, per_minute: float, capacity: float | None, now: float) -> None:
+        self.per_minute = per_minute
+        self.per_s = per_minute / 60.0
+        self.capacity = capacity if capacity is not None else per_minute
+        self.level = self.capacity
+        self._at = now
+
+    def refill(self, now: float) -> None:
+        self.level = min(self.capacity, self.level + self.per_s * max(0.0, now - self._at))
+        self._at = now
+
+    def wait_for(self, cost: float) -> float:
+        """Seconds until the bucket holds ``cost`` (0 when it does now)."""
+        return max(0.0, (min(cost, self.capacity) - self.level) / self.per_s)
+
+    def headers(self, kind: str) -> dict[str, str]:
+        full_in = max(0.0, (self.capacity - self.level) / self.per_s)
+        return {
+            f"x-ratelimit-limit-{kind}": str(int(self.per_minute)),
+            f"x-ratelimit-remaining-{kind}": str(max(0, math.floor(self.level))),
+            f"x-ratelimit-reset-{kind}": go_duration(full_in),
+        }
+
+
+def go_duration(seconds: float) -> str:
+    """A duration as OpenAI writes its reset headers (Go's format): "20ms", "1.5s", "6m0s"."""
+    if seconds < 1.0:
+        return f"{max(0, round(seconds * 1000))}ms"
+    minutes, rest = divmod(seconds, 60.0)
+    text = f"{rest:.3f}".rstrip("0").rstrip(".") + "s"
+    return f"{int(minutes)}m{text}" if minutes else text
 
 
 @dataclass(frozen=True)
@@ -108,6 +174,7 @@ class Reply:
     status: int = 200
     headers: Mapping[str, str] = field(default_factory=dict)
     error_message: str = ""
+    error_code: str | None = None  # the error body's code and type (e.g. insufficient_quota)
     delay_s: float = 0.0
     model: str | None = None  # the served model; None echoes the requested one
     usage: tuple[int, int] | None = None  # (prompt, completion) tokens; None estimates them
@@ -120,6 +187,7 @@ class Reply:
     content_type: str = "text/html"  # of ``raw_body``
     # the error message gets the bearer token the request carried in place of "{key}"
     echoes_key: bool = False
+    system_fingerprint: str | None = None  # None: the server's current one
 
     @classmethod
     def refused(cls, text: str = "I can't help with evaluating this candidate.") -> Reply:
@@ -427,10 +495,14 @@ class _Handler(BaseHTTPRequestHandler):
             status, message = _rejection(chat.dialect, asked)
             self._send_error(status, message)
             return
+        admitted, limit_headers = chat._admit(body)
+        if not admitted:
+            self._send_error(429, "Rate limit reached for requests.", limit_headers)
+            return
         chat._enter()
         self._answering = chat
         try:
-            self._answer(chat, body)
+            self._answer(chat, body, limit_headers)
         finally:
             self._answered()
 
@@ -444,7 +516,9 @@ class _Handler(BaseHTTPRequestHandler):
         if chat is not None:
             chat._leave()
 
-    def _answer(self, chat: ChatServer, body: dict[str, Any]) -> None:
+    def _answer(
+        self, chat: ChatServer, body: dict[str, Any], limit_headers: Mapping[str, str]
+    ) -> None:
         try:
             reply = chat._next_reply(body)
         except Exception as error:
@@ -455,14 +529,15 @@ class _Handler(BaseHTTPRequestHandler):
             # The server is shutting down: drop the request like a dying server would.
             self.close_connection = True
             return
+        headers = {**limit_headers, **reply.headers}
         if reply.raw_body is not None:
-            self._send_bytes(reply.status, reply.raw_body, reply.content_type, reply.headers)
+            self._send_bytes(reply.status, reply.raw_body, reply.content_type, headers)
             return
         if reply.status != 200:
             message = reply.error_message or "Error."
             if reply.echoes_key:
                 message = message.replace("{key}", self._bearer_token())
-            self._send_error(reply.status, message, reply.headers)
+            self._send_error(reply.status, message, headers, reply.error_code)
             return
         content = _build_content(reply, body, chat.default_score)
         if content is not None and reply.content is None and chat.dialect == "prompt":
@@ -478,7 +553,7 @@ class _Handler(BaseHTTPRequestHandler):
             "object": "chat.completion",
             "created": int(time.time()),
             "model": reply.model or str(body.get("model", "")),
-            "system_fingerprint": "fp_screeneval",
+            "system_fingerprint": reply.system_fingerprint or chat._fingerprint(),
             "choices": [
                 {
                     "index": 0,
@@ -493,18 +568,24 @@ class _Handler(BaseHTTPRequestHandler):
                 "total_tokens": prompt_tokens + completion_tokens,
             },
         }
-        self._send_json(200, completion, reply.headers)
+        self._send_json(200, completion, headers)
 
     def _send_error(
-        self, status: int, message: str, headers: Mapping[str, str] = _NO_HEADERS
+        self,
+        status: int,
+        message: str,
+        headers: Mapping[str, str] = _NO_HEADERS,
+        code: str | None = None,
     ) -> None:
-        if status == 429:
+        if code is not None:
+            kind = code
+        elif status == 429:
             kind = "rate_limit_error"
         elif status >= 500:
             kind = "server_error"
         else:
             kind = "invalid_request_error"
-        error = {"message": message, "type": kind, "code": None, "param": None}
+        error = {"message": message, "type": kind, "code": code, "param": None}
         self._send_json(status, {"error": error}, headers)
 
     def _send_json(
@@ -536,6 +617,9 @@ class ChatServer:
     ``api_key``, when given, makes the server answer 401 to any other bearer token (with
     ``echo_key``, the 401 says which token it was sent, as OpenAI's does); ``port`` 0
     takes a free one; ``dialect`` is one of :data:`DIALECTS` (which response formats it accepts).
+    ``rate_limit`` puts a token bucket in front of the chat endpoint; ``system_fingerprint`` is
+    what every completion says served it, and ``fingerprint_change`` = (n, fingerprint) changes
+    it from the answer after the n-th on (a backend swapped mid-run).
     """
 
     def __init__(
@@ -548,6 +632,9 @@ class ChatServer:
         port: int = 0,
         dialect: str = "openai",
         echo_key: bool = False,
+        rate_limit: RateLimit | None = None,
+        system_fingerprint: str | None = DEFAULT_FINGERPRINT,
+        fingerprint_change: tuple[int, str] | None = None,
     ) -> None:
         if dialect not in DIALECTS:
             raise ValueError(f"unknown dialect {dialect!r}; known: {', '.join(DIALECTS)}")
@@ -569,6 +656,23 @@ class ChatServer:
         self._closing = threading.Event()
         self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
+        self.system_fingerprint = system_fingerprint
+        self.fingerprint_change = fingerprint_change
+        self._fingerprinted = 0  # completions that said a fingerprint so far
+        self.rate_limit = rate_limit
+        self._request_bucket: _Bucket | None = None
+        self._token_bucket: _Bucket | None = None
+        self._rate_limited = 0
+        self._over_limit = 0
+        self._set_buckets()
+
+    def _set_buckets(self) -> None:
+        limit, now = self.rate_limit, time.monotonic()
+        self._request_bucket = self._token_bucket = None
+        if limit is not None and limit.requests_per_minute:
+            self._request_bucket = _Bucket(limit.requests_per_minute, limit.burst_requests, now)
+        if limit is not None and limit.tokens_per_minute:
+            self._token_bucket = _Bucket(limit.tokens_per_minute, limit.burst_tokens, now)
 
     # -- lifecycle --------------------------------------------------------------------------
 
@@ -655,6 +759,8 @@ class ChatServer:
                 "in_flight": self._in_flight,
                 "max_in_flight": self._max_in_flight,
                 "connections": self._connections_opened,
+                "rate_limited": self._rate_limited,
+                "over_limit": self._over_limit,
             }
 
     def enqueue(self, *replies: Reply) -> None:
@@ -669,8 +775,55 @@ class ChatServer:
             self._requests.clear()
             self._max_in_flight = self._in_flight
             self._connections_opened = 0
+            self._rate_limited = self._over_limit = 0
+            self._fingerprinted = 0
+            self._set_buckets()  # full buckets: a new measurement starts from a rested limit
 
     # -- called from handler threads ---------------------------------------------------------
+
+    def _admit(self, body: Mapping[str, Any]) -> tuple[bool, dict[str, str]]:
+        """Charge a chat request to the buckets: (admitted, the rate-limit headers to send)."""
+        limit = self.rate_limit
+        if limit is None:
+            return True, {}
+        max_tokens = body.get("max_tokens")
+        cost_tokens = _count_words(body) + (max_tokens if isinstance(max_tokens, int) else 0)
+        charges = [(self._request_bucket, 1.0), (self._token_bucket, float(cost_tokens))]
+        with self._lock:
+            now = time.monotonic()
+            wait = 0.0
+            for bucket, cost in charges:
+                if bucket is not None:
+                    bucket.refill(now)
+                    wait = max(wait, bucket.wait_for(cost))
+            admitted = wait <= 0.0 or not limit.reject
+            if wait > 0.0:
+                if limit.reject:
+                    self._rate_limited += 1
+                else:
+                    self._over_limit += 1
+            if wait <= 0.0:  # one over the limit is answered, not charged: as if refused
+                for bucket, cost in charges:
+                    if bucket is not None:
+                        bucket.level -= cost
+            headers: dict[str, str] = {}
+            if limit.headers:
+                if self._request_bucket is not None:
+                    headers.update(self._request_bucket.headers("requests"))
+                if self._token_bucket is not None:
+                    headers.update(self._token_bucket.headers("tokens"))
+        if not admitted:
+            headers["retry-after-ms"] = str(math.ceil(wait * 1000))
+            headers["Retry-After"] = str(max(1, math.ceil(wait)))
+        return admitted, headers
+
+    def _fingerprint(self) -> str | None:
+        with self._lock:
+            self._fingerprinted += 1
+            change = self.fingerprint_change
+            if change is not None and self._fingerprinted > change[0]:
+                return change[1]
+            return self.system_fingerprint
 
     def _next_reply(self, body: Any) -> Reply:
         with self._lock:
@@ -745,10 +898,44 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--latency", type=float, default=0.0, help="seconds before each answer")
     parser.add_argument("--score", type=int, default=3, help="the score given to every criterion")
     parser.add_argument("--dialect", choices=sorted(DIALECTS), default="openai")
+    parser.add_argument("--rpm", type=float, help="requests per minute (a token bucket)")
+    parser.add_argument("--tpm", type=float, help="tokens per minute (a token bucket)")
+    parser.add_argument("--burst", type=float, help="the request bucket's size (default: rpm)")
+    parser.add_argument("--burst-tokens", type=float, help="the token bucket's size")
+    parser.add_argument(
+        "--limit-mode",
+        choices=("reject", "headers", "reject-no-headers"),
+        default="reject",
+        help="429 with headers, headers only (never a 429), or 429s without headers",
+    )
+    parser.add_argument("--fingerprint", default=DEFAULT_FINGERPRINT)
+    parser.add_argument(
+        "--fingerprint-change", help="N:FINGERPRINT, said from the answer after the N-th on"
+    )
     args = parser.parse_args(argv)
     latency = Reply(delay_s=args.latency)
+    rate_limit = None
+    if args.rpm or args.tpm:
+        rate_limit = RateLimit(
+            requests_per_minute=args.rpm,
+            tokens_per_minute=args.tpm,
+            burst_requests=args.burst,
+            burst_tokens=args.burst_tokens,
+            reject=args.limit_mode != "headers",
+            headers=args.limit_mode != "reject-no-headers",
+        )
+    change = None
+    if args.fingerprint_change:
+        count, _, fingerprint = args.fingerprint_change.partition(":")
+        change = (int(count), fingerprint)
     with ChatServer(
-        lambda body: latency, default_score=args.score, port=args.port, dialect=args.dialect
+        lambda body: latency,
+        default_score=args.score,
+        port=args.port,
+        dialect=args.dialect,
+        rate_limit=rate_limit,
+        system_fingerprint=args.fingerprint,
+        fingerprint_change=change,
     ) as server:
         print(server.base_url, flush=True)
         with contextlib.suppress(KeyboardInterrupt):

@@ -9,8 +9,13 @@ probes once, before the run is recorded, with one real-shaped request per dialec
 first, and keeps the first the server accepts; the dialect is part of the scorer identity.
 
 Retries are explicit and counted, never silent: the client's own retries are off; a connection
-error, a timeout, HTTP 408/409/429 or a 5xx is retried up to ``max_retries`` times with
-exponential back-off and jitter, honouring ``Retry-After`` (capped). A rejection is not retried:
+error, a timeout, HTTP 408/409 or a 5xx is retried up to ``max_retries`` times with
+exponential back-off and jitter, honouring ``Retry-After`` (capped). A 429 is a rate limit, not
+a failure: under the session's runner the call raises :class:`RateLimited` with the server's
+``Retry-After`` and rate-limit headers, and the runner waits for every call at once (see
+``scoring.pacing``); called on its own, the scorer waits it out itself. Either way the wait is
+not an attempt and never counts towards ``stop_after_failures``. A 429 saying the quota is
+used up (``insufficient_quota``) is a rejection: waiting cannot cure it. A rejection is not retried:
 a 4xx, or a 5xx whose body says the request is invalid (llama.cpp answers a schema it cannot
 take with HTTP 500 and a validation error), fails the same way every time. After
 ``stop_after_failures`` identical request failures in a row the scorer raises
@@ -48,12 +53,16 @@ from pytest_screeneval.scoring.openai.answer import (
 from pytest_screeneval.scoring.openai.model_pin import check_model_pin
 from pytest_screeneval.scoring.openai.options import OpenAISettings, api_key_from_env
 from pytest_screeneval.scoring.openai.prompt import PromptTemplate, load_prompt_template
+from pytest_screeneval.scoring.openai.rate_headers import rate_limits_from_headers
 from pytest_screeneval.scoring.protocol import (
+    RateLimited,
+    RateLimits,
     ScoreOutcome,
     ScorerError,
     ScorerIdentity,
     ScorerUnavailable,
     errors_with_raw,
+    runner_waits_on_limits,
 )
 
 if TYPE_CHECKING:
@@ -90,6 +99,10 @@ NO_KEY = "screeneval-no-key"
 PROBE_TEXT = "Probe: no resume. Score every criterion at the lowest level."
 PROBE_MAX_TOKENS = 1
 MAX_MESSAGE_CHARS = 300
+# Rate-limit waits in a row one call takes on its own (outside the runner) before it gives up.
+MAX_LIMIT_WAITS = 20
+# Error codes of a 429 that says the account's quota is spent: no wait can cure it.
+QUOTA_CODES = frozenset({"insufficient_quota", "billing_hard_limit_reached"})
 
 
 def is_rejection(status: int, message: str) -> bool:
@@ -140,6 +153,18 @@ class _Transient(Exception):
         self.retry_after = retry_after
 
 
+class _RateLimit(Exception):
+    """An HTTP 429: the server wants fewer calls, not a different one."""
+
+    def __init__(
+        self, description: str, retry_after: float | None, limits: RateLimits | None
+    ) -> None:
+        super().__init__(description)
+        self.description = description
+        self.retry_after = retry_after
+        self.limits = limits
+
+
 class _Rejected(Exception):
     """The server rejected the request itself: sending it again fails the same way."""
 
@@ -153,10 +178,11 @@ class _Rejected(Exception):
 class _GaveUp(Exception):
     """Transient failures used up every attempt."""
 
-    def __init__(self, description: str, attempts: int) -> None:
+    def __init__(self, description: str, attempts: int, *, rate_limited: bool = False) -> None:
         super().__init__(description)
         self.description = description
         self.attempts = attempts
+        self.rate_limited = rate_limited  # never counted towards stop_after_failures
 
 
 class OpenAIScorer:
@@ -331,19 +357,22 @@ class OpenAIScorer:
                 raw=rejection.raw,
             ) from None
         except _GaveUp as failure:
-            self._note_failure(failure.description, None)
+            if not failure.rate_limited:
+                self._note_failure(failure.description, None)
             raise ScorerError(
                 f"the request to {self.endpoint} failed after {failure.attempts} "
                 f"attempt{'s' if failure.attempts > 1 else ''}: {failure.description}",
                 attempts=failure.attempts,
             ) from None
         self._note_success()
-        return self._outcome(completion, rubric, attempts, dialect)
+        answer, limits = completion
+        return self._outcome(answer, rubric, attempts, dialect, limits)
 
     async def _call_with_retries(
         self, client: AsyncOpenAI, request: dict[str, Any]
-    ) -> tuple[object, int]:
+    ) -> tuple[tuple[object, RateLimits | None], int]:
         attempts = 0
+        limit_waits = 0
         while True:
             attempts += 1
             try:
@@ -352,6 +381,23 @@ class OpenAIScorer:
                 if attempts > self.settings.max_retries:
                     raise _GaveUp(failure.description, attempts) from None
                 await asyncio.sleep(self._wait_before_retry(attempts, failure.retry_after))
+            except _RateLimit as limit:
+                attempts -= 1  # a wait on a rate limit is not an attempt
+                if runner_waits_on_limits():
+                    # the runner waits for every call at once and sends this one again
+                    raise RateLimited(
+                        f"the endpoint {self.endpoint} answered {limit.description}",
+                        limit.retry_after,
+                        limit.limits,
+                    ) from None
+                limit_waits += 1
+                if limit_waits > MAX_LIMIT_WAITS:
+                    raise _GaveUp(
+                        f"{limit.description}, {MAX_LIMIT_WAITS} waits on the rate limit in a row",
+                        max(attempts, 1),
+                        rate_limited=True,
+                    ) from None
+                await asyncio.sleep(self._wait_before_retry(limit_waits, limit.retry_after))
             except ScorerError as error:
                 error.attempts = attempts
                 raise
@@ -423,9 +469,11 @@ class OpenAIScorer:
             request["max_tokens"] = self.settings.max_tokens
         return request
 
-    async def _attempt(self, client: AsyncOpenAI, request: dict[str, Any]) -> object:
-        """One request: a transport failure becomes _Transient, a rejection _Rejected, any other
-        failure a ScorerError."""
+    async def _attempt(
+        self, client: AsyncOpenAI, request: dict[str, Any]
+    ) -> tuple[object, RateLimits | None]:
+        """One request and the rate-limit headers of its answer: a transport failure becomes
+        _Transient, a 429 _RateLimit, a rejection _Rejected, any other failure a ScorerError."""
         import openai
 
         timeout_s = self.settings.timeout_s
@@ -433,7 +481,9 @@ class OpenAIScorer:
             # The client's timeout is per read; this bounds the whole exchange as well, so a
             # server trickling bytes cannot hold a slot forever.
             async with asyncio.timeout(timeout_s):
-                return await client.chat.completions.create(**request)
+                # the raw response for its headers (the rate limits); parsed as create() would
+                raw = await client.chat.completions.with_raw_response.create(**request)
+                return raw.parse(), rate_limits_from_headers(raw.headers)
         except (TimeoutError, openai.APITimeoutError):
             raise _Transient(f"no answer within {timeout_s:g} s") from None
         except openai.APIConnectionError as error:
@@ -443,10 +493,13 @@ class OpenAIScorer:
             status = error.status_code
             message = _error_message(error)
             described = f"HTTP {status} ({message})"
-            if is_rejection(status, f"{message} {error.response.text}"):
+            headers = dict(error.response.headers)
+            if status == 429 and not _quota_spent(error):
+                limits = rate_limits_from_headers(headers)
+                raise _RateLimit(described, parse_retry_after(headers), limits) from None
+            if status == 429 or is_rejection(status, f"{message} {error.response.text}"):
                 raise _Rejected(status, described, error.response.text) from None
-            retry_after = parse_retry_after(dict(error.response.headers))
-            raise _Transient(described, retry_after) from None
+            raise _Transient(described, parse_retry_after(headers)) from None
         except openai.OpenAIError as error:
             raise ScorerError(f"the openai client failed: {error}") from None
         except ValueError as error:
@@ -463,7 +516,12 @@ class OpenAIScorer:
         return delay * random.uniform(1.0, 1.25)
 
     def _outcome(
-        self, completion: object, rubric: Rubric, attempts: int, dialect: str
+        self,
+        completion: object,
+        rubric: Rubric,
+        attempts: int,
+        dialect: str,
+        limits: RateLimits | None = None,
     ) -> ScoreOutcome:
         from openai.types.chat import ChatCompletion
 
@@ -471,11 +529,15 @@ class OpenAIScorer:
             # A proxy's HTML page or plain text with status 200: the client hands back a str.
             raw = completion if isinstance(completion, str) else repr(completion)
             raise ScorerError(
-                "the endpoint's answer is not a chat completion", raw, attempts=attempts
+                "the endpoint's answer is not a chat completion",
+                raw,
+                attempts=attempts,
+                limits=limits,
             )
         # Read defensively: a compatible server may leave out what the client models require.
         served = getattr(completion, "model", None) or None
         self.served_model = served
+        fingerprint = getattr(completion, "system_fingerprint", None) or None
         usage = getattr(completion, "usage", None)
         prompt_tokens = getattr(usage, "prompt_tokens", None) or 0
         completion_tokens = getattr(usage, "completion_tokens", None) or 0
@@ -488,6 +550,8 @@ class OpenAIScorer:
                 served_model=served,
                 prompt_tokens=prompt_tokens,
                 completion_tokens=completion_tokens,
+                system_fingerprint=fingerprint,
+                limits=limits,
             )
 
         choices = getattr(completion, "choices", None)
@@ -521,6 +585,8 @@ class OpenAIScorer:
             raw=content,
             extra={"response_format": dialect},
             errors=errors_with_raw(parsed.problems, content, rubric.criterion_names),
+            system_fingerprint=fingerprint,
+            limits=limits,
         )
 
 
@@ -536,6 +602,14 @@ async def _close_when_loop_ends(client: AsyncOpenAI) -> AsyncGenerator[None, Non
         yield
     finally:
         await client.close()
+
+
+def _quota_spent(error: Any) -> bool:
+    """Whether a 429 says the account's quota is used up (OpenAI's ``insufficient_quota``)."""
+    body = error.body
+    if not isinstance(body, Mapping):
+        return False
+    return bool({body.get("code"), body.get("type")} & QUOTA_CODES)
 
 
 def _error_message(error: Any) -> str:
