@@ -18,6 +18,25 @@ def send(pacing: Pacing, count: int) -> list[int]:
     return [pacing.sent() for _ in range(count)]
 
 
+def warm(ceiling: int) -> Pacing:
+    """A runner whose first call came back at once (at t=0): its first connection is open."""
+    pacing = Pacing(ceiling)
+    pacing.answered(pacing.sent(), -0.01, 0.0, None)
+    return pacing
+
+
+def test_the_first_calls_are_taken_as_counted_when_their_answers_came() -> None:
+    pacing = Pacing(4)
+    cold = send(pacing, 2)  # sent at 0; the first connection held them 0.3 s
+    limits = RateLimits(remaining_requests=0, limit_requests=300)
+    pacing.answered(cold[1], 0.0, 0.3, limits)
+    # counted at 0.3 (not 0.005): the next request is free 0.2 s after that
+    assert pacing.room(0.3, out=1)[1] == pytest.approx(0.3 + 0.2 / RATE_MARGIN)
+    later = pacing.sent()  # sent after the first answer: counted 5 ms after it was sent
+    pacing.answered(later, 1.0, 1.01, limits)
+    assert pacing.room(1.01, out=1)[1] == pytest.approx(1.0 + COUNTED_AFTER_S + 0.2 / RATE_MARGIN)
+
+
 def test_the_window_starts_at_the_ceiling_and_never_goes_above_it() -> None:
     pacing = Pacing(8)
     assert pacing.room(0.0, out=0) == (8, None)
@@ -77,7 +96,7 @@ def test_answers_raise_the_window_by_one_call_per_window_of_answers() -> None:
 
 
 def test_the_remaining_requests_less_those_sent_since_bound_the_calls_out() -> None:
-    pacing = Pacing(16)
+    pacing = warm(16)
     first = send(pacing, 4)  # 4 out; the first comes back saying 5 were left after it
     limits = RateLimits(remaining_requests=5, reset_requests_s=10.0)
     pacing.answered(first[0], 0.0, 0.1, limits)
@@ -93,7 +112,7 @@ def test_the_remaining_requests_less_those_sent_since_bound_the_calls_out() -> N
 
 
 def test_a_per_minute_limit_refills_the_estimate_and_says_when_the_next_call_may_go() -> None:
-    pacing = Pacing(16)
+    pacing = warm(16)
     seq = pacing.sent()  # sent at t=0
     limits = RateLimits(remaining_requests=0, limit_requests=300, reset_requests_s=4.0)
     pacing.answered(seq, 0.0, 0.05, limits)
@@ -112,10 +131,10 @@ def test_a_per_minute_limit_refills_the_estimate_and_says_when_the_next_call_may
 
 
 def test_the_token_budget_counts_a_call_as_the_answers_so_far_used() -> None:
-    pacing = Pacing(16)
+    pacing = warm(16)
     seq = pacing.sent()
     limits = RateLimits(remaining_tokens=1000, limit_tokens=6000)
-    pacing.answered(seq, 0.0, 0.0, limits, tokens=400)  # 400 tokens a call, 100 a second back
+    pacing.answered(seq, 0.0, 0.01, limits, tokens=400)  # 400 tokens a call, 100 a second back
     assert pacing.room(0.0, out=0) == (2, None)
     send(pacing, 2)
     room, wake = pacing.room(0.0, out=2)
@@ -125,7 +144,7 @@ def test_the_token_budget_counts_a_call_as_the_answers_so_far_used() -> None:
 
 
 def test_an_older_answer_does_not_overwrite_what_a_newer_one_said() -> None:
-    pacing = Pacing(16)
+    pacing = warm(16)
     old, new = pacing.sent(), pacing.sent()
     pacing.answered(new, 0.0, 0.1, RateLimits(remaining_requests=0, reset_requests_s=5.0))
     pacing.answered(old, 0.0, 0.2, RateLimits(remaining_requests=9, reset_requests_s=5.0))

@@ -277,15 +277,15 @@ def test_a_limited_server_answers_every_call_once_and_the_window_came_down(
 def test_headers_alone_keep_the_runner_within_the_limit(
     serve: Callable[..., ChatServer],
 ) -> None:
-    # never a 429: the headers are the only signal, and going over them is counted. 10 a
-    # second, a burst of 4: unpaced, 4 calls out at once would go over on about 20 of 30
-    limit = RateLimit(requests_per_minute=600, burst_requests=4, reject=False)
+    # never a 429: the headers are the only signal, and going over them is counted. 5 a
+    # second, a burst of 2 (as many as the calls out at first): unpaced, 10 of 12 go over
+    limit = RateLimit(requests_per_minute=300, burst_requests=2, reject=False)
     server = serve(rate_limit=limit)
-    results, runner = run_all(server, 30, concurrency=4, max_retries=0)
-    assert [r.errors for r in results] == [{}] * 30
-    # a machine too loaded to send a call within milliseconds of when it meant to may go over
-    # once or twice; without the headers' pacing it is most of them (see the next test)
-    assert server.stats()["over_limit"] <= 2
+    results, runner = run_all(server, 12, concurrency=2, max_retries=0)
+    assert [r.errors for r in results] == [{}] * 12
+    # paced, a call goes over only when the machine is too loaded to send it within a few
+    # milliseconds of when it meant to: seen once in 40 runs under a parallel test run
+    assert server.stats()["over_limit"] <= 3
     report = runner.pacing_report()
     assert report.header_waits > 0
     assert report.rate_limited == 0
@@ -294,11 +294,11 @@ def test_headers_alone_keep_the_runner_within_the_limit(
 def test_fixed_concurrency_reads_no_headers_and_goes_over_them(
     serve: Callable[..., ChatServer],
 ) -> None:
-    limit = RateLimit(requests_per_minute=600, burst_requests=4, reject=False)
+    limit = RateLimit(requests_per_minute=300, burst_requests=2, reject=False)
     server = serve(rate_limit=limit)
-    results, runner = run_all(server, 30, concurrency=4, adaptive=False, max_retries=0)
-    assert [r.errors for r in results] == [{}] * 30
-    assert server.stats()["over_limit"] >= 10
+    results, runner = run_all(server, 12, concurrency=2, adaptive=False, max_retries=0)
+    assert [r.errors for r in results] == [{}] * 12
+    assert server.stats()["over_limit"] >= 8
     assert runner.pacing_report().header_waits == 0
 
 

@@ -17,7 +17,9 @@ The rule (also stated in docs/servers.md):
 - **Headers.** A response's ``x-ratelimit-remaining-requests`` / ``-tokens`` say what was left
   when the server counted that call; the calls sent after it have used some of it since, and
   the limit refills at ``limit / 60`` per second (a limit is per minute; 3% is taken off, and
-  the server is taken to have counted a call 5 ms after it was sent). A call goes out only
+  the server is taken to have counted a call 5 ms after it was sent, or, for the first calls
+  of a run, when their answers came: a first connection can hold them long before the server
+  counts them). A call goes out only
   while the estimate leaves room for it (one request; a call's tokens as the answers so far
   used); otherwise the runner waits until the estimate says there is. Without a
   ``limit-*`` header, nothing refills until the ``reset-*`` time.
@@ -117,6 +119,7 @@ class Pacing:
         self._sent = 0  # calls sent so far; a call's number is the count when it was sent
         self._round = 0  # calls numbered up to this were sent before the last decrease
         self._hold_until = -math.inf
+        self._first_answer: float | None = None  # when the first answer came back
         self._requests: _Budget | None = None
         self._tokens: _Budget | None = None
         self._tokens_per_call: float | None = None  # what an answered call used, on average
@@ -190,6 +193,8 @@ class Pacing:
         self, seq: int, sent_at: float, now: float, limits: RateLimits | None, tokens: int = 0
     ) -> None:
         """A call came back with an answer (or an error that is not a rate limit)."""
+        if self._first_answer is None:
+            self._first_answer = now
         if tokens > 0:
             self._answers_with_tokens += 1
             known = self._tokens_per_call or 0.0
@@ -197,7 +202,7 @@ class Pacing:
         if not self.adaptive:
             return
         if limits is not None:
-            self._read(limits, seq, sent_at)
+            self._read(limits, seq, self._counted_at(sent_at, now))
         if self.window < self.ceiling:
             self._answers_at_window += 1
             if self._answers_at_window >= self.window:
@@ -214,6 +219,9 @@ class Pacing:
     ) -> float:
         """A call was refused for the rate limit; returns when it may be sent again."""
         self._limited += 1
+        counted = self._counted_at(sent_at, now)
+        if self._first_answer is None:
+            self._first_answer = now
         wait = retry_after_s
         if wait is None and limits is not None:
             resets = [s for s in (limits.reset_requests_s, limits.reset_tokens_s) if s is not None]
@@ -225,7 +233,7 @@ class Pacing:
             self._own_waits_end = max(self._own_waits_end, until)
             return until
         if limits is not None:
-            self._read(limits, seq, sent_at)
+            self._read(limits, seq, counted)
         if seq > self._round:
             self.window = max(1, self.window // 2)
             self._round = self._sent
@@ -233,6 +241,14 @@ class Pacing:
             self._moved(now)
         self._hold_until = max(self._hold_until, until)
         return until
+
+    def _counted_at(self, sent_at: float, now: float) -> float:
+        """When the server counted a call: a moment after it was sent; for the calls sent
+        before any answer came back, when its answer came (a first connection, the client's
+        first request, can hold a call long before the server sees it)."""
+        if self._first_answer is None or sent_at < self._first_answer:
+            return now
+        return min(now, sent_at + COUNTED_AFTER_S)
 
     def _read(self, limits: RateLimits, seq: int, sent_at: float) -> None:
         """Keep what the newest call's headers said (a late answer of an older call says less)."""
@@ -282,6 +298,5 @@ def _budget(
     remaining: int, limit: int | None, reset_s: float | None, seq: int, sent_at: float
 ) -> _Budget:
     per_s = RATE_MARGIN * limit / 60.0 if limit else None
-    counted = sent_at + COUNTED_AFTER_S
-    full_at = counted + reset_s if reset_s is not None else None
-    return _Budget(float(remaining), seq, counted, per_s, full_at, float(limit) if limit else None)
+    full_at = sent_at + reset_s if reset_s is not None else None
+    return _Budget(float(remaining), seq, sent_at, per_s, full_at, float(limit) if limit else None)
