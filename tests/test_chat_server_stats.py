@@ -43,6 +43,8 @@ def test_stats_count_chat_requests_and_the_in_flight_peak_and_reset() -> None:
             "in_flight": 0,
             "max_in_flight": 4,
             "connections": 6,
+            "rate_limited": 0,  # no rate limit set: nothing refused, nothing over
+            "over_limit": 0,
         }
         assert counted == server.stats()
         assert len(server.requests) == 5  # asking for the counts is not a request
@@ -54,6 +56,8 @@ def test_stats_count_chat_requests_and_the_in_flight_peak_and_reset() -> None:
             "in_flight": 0,
             "max_in_flight": 0,
             "connections": 1,
+            "rate_limited": 0,
+            "over_limit": 0,
         }
 
 

@@ -306,7 +306,7 @@ def test_upgrade_from_the_first_release_keeps_every_row_and_backfills_the_chain(
     added = {n: sorted(set(c) - set(columns_0001[n])) for n, c in columns_of(engine).items()}
     assert {n: c for n, c in added.items() if c} == {
         "eval_runs": ["golden_seq", "verdict"],
-        "eval_scores": ["served_model", "system_fingerprint"],  # revision 0004
+        "eval_scores": ["served_model", "system_fingerprint"],  # revision 0005
     }
 
     with Store.open(url, create=False) as store:

@@ -1,4 +1,4 @@
-"""The upgrade from the previous schema (0003) to 0004, which adds each score row's served model
+"""The upgrade from the previous schema (0004) to 0005, which adds each score row's served model
 and system fingerprint: every row is kept as it was, the new columns are NULL on the old rows
 (the provider's answer was not kept then), the chain still verifies, and the upgraded store
 writes and reads both. On SQLite and on PostgreSQL."""
@@ -20,7 +20,7 @@ from pytest_screeneval.scoring.protocol import ScorerIdentity
 from pytest_screeneval.store.connect import make_engine, parse_url
 from pytest_screeneval.store.database import MIGRATIONS_DIR, SCHEMA_REVISION, Store, mask_url
 
-PREVIOUS = "0003"
+PREVIOUS = "0004"
 
 
 def migrate_without_foreign_keys(url: str, revision: str) -> None:
@@ -58,7 +58,7 @@ def test_upgrade_from_0003_keeps_every_row_and_adds_the_served_backend_as_null(
     engine_of: Callable[[str], sa.Engine],
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert SCHEMA_REVISION == "0004"
+    assert SCHEMA_REVISION == "0005"
     url = make_store_url()
     migrate(url, "0001")
     engine = engine_of(url)
@@ -76,7 +76,7 @@ def test_upgrade_from_0003_keeps_every_row_and_adds_the_served_backend_as_null(
 
     assert main(["db", "upgrade", "--db", url]) == 0
     assert capsys.readouterr().out == (
-        f"upgraded the store at {mask_url(url)} from schema revision {PREVIOUS} to 0004\n"
+        f"upgraded the store at {mask_url(url)} from schema revision {PREVIOUS} to 0005\n"
     )
     assert snapshot(engine, columns_before) == before
     added = {n: sorted(set(c) - set(columns_before[n])) for n, c in columns_of(engine).items()}
