@@ -329,9 +329,9 @@ def pytest_runtestloop(session: pytest.Session) -> Iterator[None]:
     if is_worker(session.config):
         # the controller opened the run; this worker scores each case when it gets it
         run_id, workers = assigned_run(session.config)
-        screeneval.attach_run(run_id, [item.need for item in items])
-        screeneval.upcoming = upcoming_cases(session)
-        screeneval.confirmer.share = 1.0 / workers  # probe and budget: its share
+        screeneval.attach_run(
+            run_id, [item.need for item in items], upcoming=upcoming_cases(session), workers=workers
+        )
         session.config.add_cleanup(gc_policy.widen_young_passes())
         return (yield)
     progress = Progress(session.config.pluginmanager.get_plugin("terminalreporter"), screeneval)

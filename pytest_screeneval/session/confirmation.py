@@ -105,9 +105,11 @@ class Confirmer:
         self.probed = False
         self._noise: tuple[tuple[int, int], NoiseEstimate] | None = None
 
-    def plan(self, calls: int) -> None:
-        """The calls the selection plans before any confirmation (sets the probe and budget)."""
+    def plan(self, calls: int, *, share: float = 1.0) -> None:
+        """The calls the selection plans before any confirmation (sets the probe and budget);
+        ``share``: of the run this process scores (1 / workers under -n)."""
         self.planned_calls = calls
+        self.share = share
 
     # ------------------------------------------------------------ figures
 

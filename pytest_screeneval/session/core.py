@@ -31,7 +31,6 @@ from pytest_screeneval.evidence.gate_status import GateStatus
 from pytest_screeneval.evidence.verdicts import with_served_model_fault
 from pytest_screeneval.golden.load import SizeLimits
 from pytest_screeneval.golden.model import (
-    DECISION,
     ORIGINAL,
     Case,
     GoldenSet,
@@ -42,15 +41,17 @@ from pytest_screeneval.golden.model import (
 from pytest_screeneval.scoring.protocol import Scorer, prepare_scorer
 from pytest_screeneval.scoring.redact import scorer_secrets
 from pytest_screeneval.scoring.results import JobResult, ScoringJob
-from pytest_screeneval.scoring.runner import Runner, load_scorer_factory
+from pytest_screeneval.scoring.runner import Runner
 from pytest_screeneval.session.baseline_confirm import BaselineConfirmation
 from pytest_screeneval.session.confirmation import Confirmer
+from pytest_screeneval.session.distributed import WorkerCases, needs_from_rows
 from pytest_screeneval.session.fairness import Fairness
 from pytest_screeneval.session.golden_cases import GoldenCases
 from pytest_screeneval.session.judge import Judge, protected_terms
 from pytest_screeneval.session.noise_summary import ItemOutcome, record_noise
 from pytest_screeneval.session.plan import CostPlan, cost_plan
 from pytest_screeneval.session.run import Baseline, RunLog
+from pytest_screeneval.session.scorer_choice import resolve_scorer
 from pytest_screeneval.session.scores import ItemNeed, ScoreRequest, Scores
 from pytest_screeneval.session.summary import RunSummary, summarize
 from pytest_screeneval.session.worker_output import WorkerOutput
@@ -106,7 +107,7 @@ class ScreenevalSession:
         self.fairness: Fairness
         self.needs: list[ItemNeed] = []
         self.ran_needs: list[ItemNeed] = []
-        self.worker_needs: dict[str, list[ItemNeed]] = {}
+        self.worker_cases: WorkerCases | None = None  # on an xdist worker
         self.started = time.monotonic()
         self.warnings: list[str] = []
         self.summary: RunSummary | None = None
@@ -118,7 +119,6 @@ class ScreenevalSession:
         self.runner: Runner | None = None
         self.drawer: ExampleDrawer | None = None  # perturbation examples, drawn beside scoring
         self.plan: CostPlan | None = None
-        self.upcoming: Callable[[], list[str]] | None = None  # an xdist worker's next cases
 
     # ---------------------------------------------------------------- set-up
 
@@ -189,34 +189,15 @@ class ScreenevalSession:
     # ---------------------------------------------------------------- the scorer
 
     def _resolve_scorer(self) -> Scorer:
-        scorer = self._make_scorer()
+        scorer, warnings = resolve_scorer(
+            self.settings.scorer,
+            self.rubric,
+            self.rootdir,
+            override=self.scorer_override,
+            option_getter=self.option_getter,
+        )
+        self.warnings.extend(warnings)
         self._secrets += remember(*scorer_secrets(scorer))
-        return scorer
-
-    def _make_scorer(self) -> Scorer:
-        if self.scorer_override is not None:
-            scorer = self.scorer_override(self.rubric)
-            if scorer is not None:
-                return scorer
-        if self.settings.scorer == "openai":
-            return self._openai_scorer()
-        factory = load_scorer_factory(self.settings.scorer)
-        try:
-            return factory(self.rubric)
-        except ScreenevalError:
-            raise
-        except Exception as exc:
-            raise ScreenevalError(
-                f"The scorer factory {self.settings.scorer!r} raised {type(exc).__name__}: {exc}."
-            ) from None
-
-    def _openai_scorer(self) -> Scorer:
-        from pytest_screeneval.scoring.openai.options import settings_from as openai_settings_from
-        from pytest_screeneval.scoring.openai.scorer import make_scorer
-
-        get = self.option_getter or (lambda name: None)
-        scorer = make_scorer(self.rubric, openai_settings_from(get), root=self.rootdir)
-        self.warnings.extend(scorer.warnings)
         return scorer
 
     def prepare_scorer(self) -> None:
@@ -468,14 +449,21 @@ class ScreenevalSession:
         """The controller reads every valid case file (workers report the invalid ones)."""
         self.golden.load_all()
 
-    def attach_run(self, run_id: int, needs: Sequence[ItemNeed]) -> None:
-        """A worker writes its rows into the run the controller opened."""
+    def attach_run(
+        self,
+        run_id: int,
+        needs: Sequence[ItemNeed],
+        *,
+        upcoming: Callable[[], list[str]],
+        workers: int,
+    ) -> None:
+        """A worker writes its rows into the run the controller opened; it scores its share of
+        the run (the probe and the confirmation budget too), and streams its cases as they come
+        (``upcoming``: the case ids already sent to it, in order)."""
         self.run.attach(run_id)
-        self.confirmer.plan(self._planned_calls(needs))
+        self.confirmer.plan(self._planned_calls(needs), share=1.0 / workers)
         self._check_rationales_ahead(needs)
-        self.worker_needs = {}
-        for need in needs:
-            self.worker_needs.setdefault(need.case_id, []).append(need)
+        self.worker_cases = WorkerCases(needs, upcoming)
 
     def ensure_scored(self, case_id: str) -> None:
         """Wait until every text of this case is scored and recorded.
@@ -484,11 +472,9 @@ class ScreenevalSession:
         it, and with it every case already waiting in the worker's queue (``upcoming``), so
         each worker streams its own cases ahead of its items.
         """
-        if self.worker_needs:
-            for upcoming in [case_id, *(self.upcoming() if self.upcoming else [])]:
-                pending = self.worker_needs.pop(upcoming, None)
-                if pending:
-                    self.stream(pending)
+        if self.worker_cases is not None:
+            for pending in self.worker_cases.due(case_id):
+                self.stream(pending)
         self._take_drawn(through=case_id)
         self.scores.settle(case_id)
 
@@ -512,8 +498,7 @@ class ScreenevalSession:
         self.needs.extend(output.needs)
         self.fairness.merge(output.fairness_outcomes)
         self.baseline_confirmation.merge(output.movements)
-        self.scores.calls += output.scorer_calls
-        self.scores.served_models.update(output.served_models)
+        self.scores.add_worker_calls(output.scorer_calls, output.served_models)
         self.warnings.extend(w for w in output.warnings if w not in self.warnings)
 
     def load_results_from_store(self) -> None:
@@ -524,14 +509,7 @@ class ScreenevalSession:
         """
         self.scores.load_from_store()
         if not self.needs:
-            scored = sorted(
-                {case_id for case_id, variant, _ in self.scores.results if variant == ORIGINAL}
-            )
-            self.needs = [
-                ItemNeed(case_id, ItemKind.CRITERION, criterion)
-                for case_id in scored
-                for criterion in self.rubric.criterion_names
-            ] + [ItemNeed(case_id, ItemKind.DECISION, DECISION) for case_id in scored]
+            self.needs = needs_from_rows(self.scores.results, self.rubric.criterion_names)
 
     # ---------------------------------------------------------------- verdicts
 

@@ -95,6 +95,11 @@ class Scores:
         self._by_case: dict[str, list[_Entry]] = defaultdict(list)
         self._reserved: dict[tuple[str, str], int] = {}
 
+    def add_worker_calls(self, calls: int, served_models: Iterable[str]) -> None:
+        """Count an xdist worker's scorer calls and the models that served them."""
+        self.calls += calls
+        self.served_models.update(served_models)
+
     # ---------------------------------------------------------------- the plan
 
     def jobs_for(self, needs: Iterable[ItemNeed]) -> list[ScoringJob]:
