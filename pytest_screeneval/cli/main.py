@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from pytest_screeneval.cli import audit, cases, report, review, runs, store_admin
-from pytest_screeneval.cli.common import DB_ENV, Command, run_argument
+from pytest_screeneval.cli.common import DB_ENV, Command
 from pytest_screeneval.errors import ScreenevalError
 
 __all__ = ["COMMANDS", "Command", "build_parser", "main"]
@@ -22,7 +22,10 @@ __all__ = ["COMMANDS", "Command", "build_parser", "main"]
 COMMANDS: list[Command] = [
     Command(("runs",), "list the recorded runs, newest first", runs.runs, runs.runs_arguments),
     Command(
-        ("show",), "one run: identity, status, counts, acceptance, errors", runs.show, run_argument
+        ("show",),
+        "one run: identity, status, counts, acceptance, errors",
+        runs.show,
+        runs.show_arguments,
     ),
     Command(("accept",), "make a complete run the baseline", runs.accept, runs.accept_arguments),
     Command(

@@ -27,6 +27,7 @@ __all__ = [
     "runs",
     "runs_arguments",
     "show",
+    "show_arguments",
 ]
 
 _MAX_ERRORS_SHOWN = 20
@@ -64,7 +65,24 @@ def runs(args: argparse.Namespace) -> int:
     return 0
 
 
+def show_arguments(parser: argparse.ArgumentParser) -> None:
+    run_argument(parser)
+    parser.add_argument(
+        "--format",
+        choices=("text", "markdown"),
+        default="text",
+        help="text (default), or the Markdown summary CI shows (--screeneval-markdown)",
+    )
+
+
 def show(args: argparse.Namespace) -> int:
+    if args.format == "markdown":
+        from pytest_screeneval.report.markdown_run import markdown_of_run
+
+        with open_store(args, read_only=True) as store:
+            text = markdown_of_run(store, args.run_id)
+        out(text.rstrip("\n"))
+        return 0
     with open_store(args, read_only=True) as store:
         run = store.get_run(args.run_id)
         rows = store.scores(run.run_id)

@@ -19,9 +19,11 @@ from pytest_screeneval.boundary.terminal import terminal_safe
 from pytest_screeneval.errors import ScreenevalError
 from pytest_screeneval.plugin import gc_policy
 from pytest_screeneval.plugin.completeness import Completeness
+from pytest_screeneval.plugin.markdown_summary import write_markdown_summaries
 from pytest_screeneval.plugin.nodes import CaseFile, ScreenevalItem, StoreCases
 from pytest_screeneval.plugin.progress import Progress
 from pytest_screeneval.plugin.stash import SESSION_KEY, session_of
+from pytest_screeneval.plugin.tally import ItemTally
 from pytest_screeneval.plugin.xdist import (
     ControllerPlugin,
     assigned_run,
@@ -42,6 +44,7 @@ __all__ = ["SESSION_KEY"]
 
 PROGRESS_KEY = pytest.StashKey["Progress"]()
 COMPLETENESS_KEY = pytest.StashKey[Completeness]()
+TALLY_KEY = pytest.StashKey[ItemTally]()
 
 
 def _extra_options() -> tuple[OptionSpec, ...]:
@@ -236,6 +239,9 @@ def pytest_configure(config: pytest.Config) -> None:
         completeness = Completeness(distributed=is_controller(config))
         config.stash[COMPLETENESS_KEY] = completeness
         config.pluginmanager.register(completeness, "screeneval-completeness")
+        tally = ItemTally(settings.max_gap, settings.max_perturbation_shift)
+        config.stash[TALLY_KEY] = tally
+        config.pluginmanager.register(tally, "screeneval-tally")
     # A nested run gives back what it froze (gc_policy); registered before pytest's own plugins
     # register theirs, so it runs after their cleanups, which collect garbage several times.
     if gc_policy.nested_in_a_test():
@@ -438,7 +444,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     if completeness.close_error is None:
         try:
-            screeneval.finish(status, verdict_document(summary.gates, summary.crossings, missing))
+            items = config.stash[TALLY_KEY].document()
+            verdict = verdict_document(summary.gates, summary.crossings, missing, items)
+            screeneval.finish(status, verdict)
             completeness.chain_head = _chain_head(screeneval)
         except ScreenevalError as exc:
             completeness.close_error = str(exc)
@@ -469,6 +477,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
                 "chain_head": head.as_dict() if head is not None else None,
             },
         )
+    summary.warnings.extend(write_markdown_summaries(screeneval, completeness.close_error))
     _junit_properties(config, summary)
     gc_policy.freeze_survivors()  # the run's reports and results too, before exit's passes
     config.hook.pytest_screeneval_run_finished(config=config, summary=summary)

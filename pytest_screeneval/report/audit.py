@@ -61,7 +61,14 @@ from pytest_screeneval.store import schema as t
 from pytest_screeneval.store.database import Acceptance, RunRecord, ScoreRow, Store, utc_now
 from pytest_screeneval.store.historical import historical_audits
 
-__all__ = ["FORMAT", "PERTURB_PREFIX", "build_audit", "case_records", "write_audit_json"]
+__all__ = [
+    "FORMAT",
+    "PERTURB_PREFIX",
+    "build_audit",
+    "case_records",
+    "run_movement",
+    "write_audit_json",
+]
 
 FORMAT = "screeneval-audit/1"
 PERTURB_PREFIX = "perturb:"
@@ -311,6 +318,16 @@ def _movement(
             asdict(c) | {"review": reviewed(c.case_id, DECISION, c.before, c.after)} for c in flips
         ],
     }
+
+
+def run_movement(store: Store, run: RunRecord) -> dict[str, Any]:
+    """The audit document's movement section alone: the run's movements and crossings against
+    its baseline, each with the review that covers it (the Markdown summary reads this)."""
+    rubric = store.get_rubric(run.rubric_id, run.rubric_sha) or store.load_golden_set().rubric
+    baseline = _baseline(store, run)
+    table = _table(store.scores(run.run_id), ORIGINAL)
+    baseline_table = _table(store.scores(baseline.run_id), ORIGINAL) if baseline else None
+    return _movement(store, rubric, run, baseline, table, baseline_table)
 
 
 def _fairness_cases(rows: Sequence[ScoreRow], rubric: Rubric, variants: Variants) -> FairnessCases:

@@ -10,7 +10,7 @@ verdict is part of the run's chained record, so it cannot be edited quietly afte
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from pytest_screeneval.boundary.documents import safe_string
@@ -28,10 +28,13 @@ __all__ = ["AcceptCheck", "accept_run", "acceptance_blockers", "verdict_document
 
 
 def verdict_document(
-    gates: Sequence[GateResult], crossings: Sequence[Crossing], missing: str | None = None
+    gates: Sequence[GateResult],
+    crossings: Sequence[Crossing],
+    missing: str | None = None,
+    items: Mapping[str, object] | None = None,
 ) -> dict[str, object]:
-    """The verdict a run records at its finish: every gate and every crossing, and for a
-    partial run what is missing."""
+    """The verdict a run records at its finish: every gate and every crossing, for a partial
+    run what is missing, and the items' outcomes (counts, the failed fairness items)."""
     document: dict[str, object] = {
         "gates": [gate.as_dict() for gate in gates],
         "crossings": [
@@ -40,6 +43,8 @@ def verdict_document(
     }
     if missing:
         document["missing"] = missing
+    if items is not None:
+        document["items"] = dict(items)
     return document
 
 

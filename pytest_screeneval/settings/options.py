@@ -23,6 +23,7 @@ from pytest_screeneval.settings.validators import (
     positive_float,
     positive_int,
     source_kind,
+    step_summary_policy,
     text_value,
 )
 
@@ -219,6 +220,22 @@ OPTIONS: tuple[OptionSpec, ...] = (
         text_value,
         "--screeneval-json",
     ),
+    OptionSpec(
+        "screeneval_markdown",
+        "",
+        "Write the run's short Markdown summary (verdict, failed and INCONCLUSIVE gates, worst "
+        "movements, crossings to review, failed fairness items, chain head) to this path.",
+        text_value,
+        "--screeneval-markdown",
+    ),
+    OptionSpec(
+        "screeneval_step_summary",
+        "auto",
+        "'auto': append the Markdown summary to the file $GITHUB_STEP_SUMMARY names, when that "
+        "is set (GitHub Actions); 'off': never.",
+        step_summary_policy,
+        "--screeneval-step-summary",
+    ),
 )
 
 
@@ -253,6 +270,8 @@ class Settings:
     confirm_budget: int | None
     final_decision_by: str
     json: str
+    markdown: str
+    step_summary: str
 
 
 class SettingError(ValueError):

@@ -27,6 +27,7 @@ __all__ = [
     "positive_float",
     "positive_int",
     "source_kind",
+    "step_summary_policy",
     "temperature",
     "text_value",
 ]
@@ -122,6 +123,12 @@ def source_kind(value: str) -> str:
 def flag_policy(value: str) -> str:
     if value not in ("fail", "warn"):
         raise _refuse("'fail' or 'warn'", value)
+    return value
+
+
+def step_summary_policy(value: str) -> str:
+    if value not in ("auto", "off"):
+        raise _refuse("'auto' or 'off'", value)
     return value
 
 
