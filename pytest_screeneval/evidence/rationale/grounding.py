@@ -760,8 +760,9 @@ def _unsupported_terms(context: _Context, criterion_words: frozenset[str]) -> li
                 continue
             if not (part[0].isupper() or (part[0].islower() and part[1].isupper())):
                 continue  # a name is capitalised, or camel-cased ("iManage")
-            if part_start == token.start and _sentence_initial(text, token.start, starts):
-                continue
+            initial = part_start == token.start and _sentence_initial(text, token.start, starts)
+            if initial and not any(c.isupper() for c in part[1:]):
+                continue  # a capital that starts a sentence; an acronym there is still a name
             key = lookup_key(part)
             if key in lexicon.never_claims or key in lexicon.concepts or key in criterion_words:
                 continue

@@ -69,6 +69,7 @@ _PERSON = re.compile(
     r"|wom[ae]n|m[ae]n)\b",
     re.IGNORECASE,
 )
+_THEIR_BEFORE = re.compile(r"\btheir\s+(?:\w+\s+)?$", re.IGNORECASE)
 _CLAUSE_EDGE = re.compile(r"[.;!?\n]|\s-\s|,\s+(?:but|so|and|which)\b")
 _LINE = "__line__"  # where the loader notes the line a mapping starts on
 
@@ -108,6 +109,8 @@ class ProtectedLexicon:
     # "... of the legacy codebase" after a term: it is about the work
     work_after: re.Pattern[str] | None = None
     longest_gate: int = 0  # the longest gate prefix, in letters
+    # people of the work that a later "their" may point back at
+    antecedent: re.Pattern[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -171,7 +174,22 @@ def _innocent(lexicon: ProtectedLexicon, term: _Term, text: str, start: int, end
         return True
     if bool(lexicon.domain_after.match(text, end)):
         return True
+    their = text[start:end].lower().startswith("their ") or _THEIR_BEFORE.search(window)
+    if their and _their_is_others(lexicon, text, start):
+        return True
     return term.about_candidate and not _beside_a_person(text, start, end)
+
+
+def _their_is_others(lexicon: ProtectedLexicon, text: str, start: int) -> bool:
+    """Whether "their" at ``start`` points back at people of the work named earlier in its
+    sentence ("she keeps parents informed about their children's progress")."""
+    if lexicon.antecedent is None:
+        return False
+    left = text[max(0, start - _PERSON_WINDOW) : start]
+    edges = list(re.finditer(r"[.;!?\n]", left))
+    if edges:
+        left = left[edges[-1].end() :]
+    return bool(lexicon.antecedent.search(left))
 
 
 def _beside_a_person(text: str, start: int, end: int) -> bool:
@@ -484,13 +502,21 @@ def _compile(
         rf"(?<!\bher\s)(?<!\bhis\s)(?<!\btheir\s)(?<!\bown\s)"
         rf"\b(?:{fragments['audience']})(?:'s|')?\s+"
         rf"(?:(?:with|who\s+(?:have|has|are|were))\s+(?:an?\s+)?(?:[\w-]+\s+){{0,2}}"
-        rf"|(?:are|were|is)\s+(?:often|mostly|largely|mainly|usually)?\s*)?$",
+        rf"|(?:are|were|is)\s+(?:often|mostly|largely|mainly|usually)?\s*"
+        rf"|(?:of|in|at)\s+(?:every|all|any|different|various|mixed|similar)\s+)?$",
         re.IGNORECASE,
     )
+    # "the age of the legacy codebase"; a term used as a verb on a thing: "married the payroll
+    # and pension systems", "divorced the subsidiary ledgers from the group close"
     work_after = re.compile(
-        rf"\s+of\s+(?:the|a|an|its|our|this|that|these|those)?\s*(?:[\w'-]+\s+){{0,3}}?"
+        rf"\s+(?:of\s+(?:the|a|an|its|our|this|that|these|those)?\s*"
+        rf"|(?:the|its|our|two|both)\s+)(?:[\w'-]+\s+){{0,3}}?"
         rf"(?:{fragments['work_nouns']})\b",
         re.IGNORECASE,
+    )
+    # "parents ... their children": "their" points back at people of the work, not the candidate
+    antecedent = re.compile(
+        rf"\b(?:{fragments['audience']}|parents|families|carers|clients|customers)\b", re.I
     )
     return ProtectedLexicon(
         tuple(compiled),
@@ -501,6 +527,7 @@ def _compile(
         domain_before,
         work_after,
         max((len(prefix) for prefix in gates), default=0),
+        antecedent,
     )
 
 
