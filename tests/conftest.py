@@ -31,6 +31,13 @@ PG_URL_ENV = "SCREENEVAL_TEST_PG_URL"
 BACKENDS = ("sqlite", pytest.param("postgres", marks=pytest.mark.postgres))
 
 
+@pytest.fixture(autouse=True)
+def _no_step_summary_of_the_outer_job(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The suite's own pytester runs must not append their Markdown summaries to the step
+    summary of the CI job running the suite; a test that wants one sets its own file."""
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+
+
 def pg_base_url() -> str | None:
     return os.environ.get(PG_URL_ENV) or None
 
