@@ -284,7 +284,8 @@ def test_protected_term_in_rationale_fails_even_when_score_is_right(
     result.stdout.fnmatch_lines(
         [
             "*flags      *protected-attribute*",
-            "*FAILED     the rationale refers to a protected attribute",
+            '*FAILED     the rationale refers to a protected attribute (age: "young mother";'
+            ' marital or family status: "mother")',
         ]
     )
     result.stdout.fnmatch_lines(["*protected-attribute-flags*1.0*<= 0*FAIL*"])

@@ -176,7 +176,12 @@ def test_a_run_that_checks_in_a_worker_fails_the_same_items(
     assert sum(sent) > 0
     assert result.parseoutcomes() == baseline.parseoutcomes()
     assert result.ret == baseline.ret != 0
-    result.stdout.fnmatch_lines(["*FAILED     the rationale refers to a protected attribute"])
+    result.stdout.fnmatch_lines(
+        [
+            '*FAILED     the rationale refers to a protected attribute (age: "young mother";'
+            ' marital or family status: "mother")'
+        ]
+    )
 
 
 def test_the_worker_does_not_run_an_unguarded_main_script_again(

@@ -58,6 +58,8 @@ class CriterionEvidence:
     error: str | None
     flags: tuple[str, ...]
     served_model_mismatch: str | None = None
+    # what each protected reference is: its category and phrase, as in 'age: "late-career"'
+    protected_findings: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -145,7 +147,10 @@ def criterion_verdict(
     if evidence.served_model_mismatch:
         reasons.append(evidence.served_model_mismatch)
     if PROTECTED in evidence.flags:
-        reasons.append("the rationale refers to a protected attribute")
+        named = "; ".join(evidence.protected_findings)
+        reasons.append(
+            "the rationale refers to a protected attribute" + (f" ({named})" if named else "")
+        )
     soft = [f for f in evidence.flags if f != PROTECTED]
     if soft:
         if tolerances.soft_flags_fail:

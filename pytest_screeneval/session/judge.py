@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pytest_screeneval.evidence.rationale.flags import PROTECTED_ATTRIBUTE, rationale_findings
 from pytest_screeneval.evidence.rationale.protected import (
     ProtectedLexicon,
     builtin_protected_terms,
@@ -100,6 +101,18 @@ class Judge:
         if score is not None:
             answer = (criterion, score.score, score.rationale, tuple(score.evidence))
             flags = self.checks.flags(case.id, case.input_text, answer)
+        protected: tuple[str, ...] = ()
+        if score is not None and PROTECTED_ATTRIBUTE in flags:
+            # rare, so worked out only then: which category and phrase the flag stands for
+            findings = rationale_findings(
+                case.input_text,
+                criterion,
+                score.score,
+                score.rationale,
+                tuple(score.evidence),
+                protected_terms=self.terms,
+            )
+            protected = tuple(f.detail for f in findings if f.flag == PROTECTED_ATTRIBUTE)
         return CriterionEvidence(
             score.score if score else None,
             score.rationale if score else "",
@@ -107,6 +120,7 @@ class Judge:
             error,
             flags,
             self.served_model_mismatch(result),
+            protected,
         )
 
     def criterion_verdict(self, case_id: str, criterion: str) -> Verdict:
