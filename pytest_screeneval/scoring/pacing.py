@@ -16,7 +16,7 @@ The rule (also stated in docs/servers.md):
   the rate-limit reset it gave, else one second).
 - **Headers.** A response's ``x-ratelimit-remaining-requests`` / ``-tokens`` say what was left
   when the server counted that call; the calls sent after it have used some of it since, and
-  the limit refills at ``limit / 60`` per second (a limit is per minute; 3% is taken off, and
+  the limit refills at ``limit / 60`` per second (a limit is per minute; 1% is taken off, and
   the server is taken to have counted a call 5 ms after it was sent, or, for the first calls
   of a run, when their answers came: a first connection can hold them long before the server
   counts them). A call goes out only
@@ -41,7 +41,7 @@ __all__ = ["DEFAULT_WAIT_S", "Pacing", "PacingReport"]
 DEFAULT_WAIT_S = 1.0  # a 429 that says neither Retry-After nor a reset time
 # The server counted a call a little after it was sent, and its limit may refill a little slower
 # than it says: without these margins a call sent "just in time" arrives just too early.
-RATE_MARGIN = 0.97
+RATE_MARGIN = 0.99
 COUNTED_AFTER_S = 0.005
 
 
