@@ -33,13 +33,18 @@ two interns") is not.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from functools import lru_cache
-from itertools import pairwise
-from typing import Any
+from collections.abc import Sequence
 
-from pytest_screeneval.evidence.rationale.quantities import Quantity, quantities, same_value
+from pytest_screeneval.evidence.rationale.attribution import misattributed
+from pytest_screeneval.evidence.rationale.changes import unsupported_changes
+from pytest_screeneval.evidence.rationale.claim_context import Context, Mask
+from pytest_screeneval.evidence.rationale.quantities import (
+    DURATION_AFTER,
+    NOT_A_COUNT_AFTER,
+    Quantity,
+    quantities,
+    same_value,
+)
 from pytest_screeneval.evidence.rationale.resume_facts import (
     DOTNET,
     PART_WITH_SEPARATOR,
@@ -51,7 +56,6 @@ from pytest_screeneval.evidence.rationale.resume_facts import (
     number_key,
     spelled_out,
     tokenize,
-    unit_stem,
     words_after,
 )
 from pytest_screeneval.evidence.rationale.text import (
@@ -95,7 +99,6 @@ _NOT_NEGATING = re.compile(
 _QUOTED = re.compile(r"\"([^\"\n]{2,400})\"|(?<![\w])'([^'\n]{3,400}?)'(?![\w])")
 _ELLIPSIS = re.compile(r"\.\.\.+|\[\.\.\.\]")
 _QUOTE_TRIM = " \t\n.,;:!?\"'"
-_DURATION_AFTER = re.compile(r"\s*(?:\+\s*)?[- ]?(?:years?|yrs?|decades?)\b", re.IGNORECASE)
 _SCORE_BEFORE = re.compile(
     r"(?:scor\w*|rat(?:ed|ing|e)s?|level|band|grade|mark(?:ed)?|merits?|deserves?|earns?|gets?"
     r"|gives?|giving|award(?:ed|s)?)\s*(?:(?:of|at|a|an|is|as|to|:|=)\s*)*$",
@@ -122,34 +125,6 @@ _A_BEFORE = re.compile(r"\b(?:an?|score:?)\s+(?:[a-z]+\s+)?$|\(\s*$", re.IGNOREC
 _SENTENCE_OPENERS = ":;(\"'[/"
 
 
-class _Mask:
-    """Which characters of a text lie in a set of spans; O(1)-ish queries in C."""
-
-    __slots__ = ("_bytes",)
-
-    def __init__(self, length: int, spans: Iterable[tuple[int, int]]) -> None:
-        self._bytes = bytearray(length)
-        for start, end in spans:
-            self._bytes[start:end] = b"\x01" * (end - start)
-
-    def covers(self, start: int, end: int) -> bool:
-        return end > start and self._bytes.find(0, start, end) == -1
-
-    def touches(self, start: int, end: int) -> bool:
-        return self._bytes.find(1, start, end) != -1
-
-
-@dataclass(frozen=True)
-class _Context:
-    text: str
-    facts: InputFacts
-    negated: _Mask  # clauses (or their parts) with a negation or hedge
-    quoted: _Mask  # quotes: checked whole, not word by word
-    protected: _Mask  # protected-attribute matches: no word claims there
-    tokens: Sequence[Any] = ()  # the rationale's tokens
-    hits: Sequence[tuple[str, int, int]] = ()  # its lexicon matches: (group, start, end)
-
-
 def ungrounded_claims(
     input_text: str,
     rationale: str,
@@ -172,17 +147,17 @@ def ungrounded_claims(
     if not rationale.strip():
         return problems
     size = len(rationale)
-    negated = _Mask(size, _negated_spans(rationale))
+    negated = Mask(size, _negated_spans(rationale))
     quotes = list(_QUOTED.finditer(rationale))
     # a protected reference's own words are not claims (its flag says what is wrong); the
     # other claims of its clause still are ("at 52 he closed 128% of quota in 2023")
     tokens = tokenize(rationale)
-    context = _Context(
+    context = Context(
         rationale,
         facts,
         negated,
-        _Mask(size, (m.span() for m in quotes)),
-        _Mask(size, not_claims),
+        Mask(size, (m.span() for m in quotes)),
+        Mask(size, not_claims),
         tokens,
         lexicon_hits(rationale, tokens),
     )
@@ -193,335 +168,9 @@ def ungrounded_claims(
         if not _quote_in(facts, quote):
             problems.append(f"quote not in the resume: {quote!r}")
     problems.extend(_unsupported_numbers(context, score))
-    problems.extend(_unsupported_changes(context))
+    problems.extend(unsupported_changes(context))
     problems.extend(_unsupported_terms(context, criterion_words))
-    problems.extend(_misattributed(context))
-    return problems
-
-
-# --------------------------------------------------------------------------------------------
-# Changes in words: "doubled throughput", "cut handle time by a third"
-# --------------------------------------------------------------------------------------------
-
-# (pattern, kind, amount): "times" a ratio after/before, "cut" a share taken off, "cut_over" a
-# share at least taken off
-_CHANGES = (
-    (r"\bdoubl(?:e|ed|es|ing)\b|\b2x\b|\btwice\s+as\b", "times", 2.0),
-    (r"\btripl(?:e|ed|es|ing)\b|\b3x\b|\bthree\s+times\b", "times", 3.0),
-    (r"\bquadrupl(?:e|ed|es|ing)\b|\b4x\b|\bfour\s+times\b", "times", 4.0),
-    (
-        r"\bmore\s+than\s+halv(?:e|ed|es|ing)\b|\bby\s+more\s+than\s+(?:a\s+)?half\b",
-        "cut_over",
-        0.5,
-    ),
-    (r"\bhalv(?:e|ed|es|ing)\b|\bby\s+(?:a\s+)?half\b|\bin\s+half\b", "cut", 0.5),
-    (r"\bby\s+(?:almost\s+|nearly\s+|roughly\s+|about\s+)?two[-\s]thirds\b", "cut", 2 / 3),
-    (r"\bby\s+(?:almost\s+|nearly\s+|roughly\s+|about\s+)?three[-\s]quarters\b", "cut", 0.75),
-    (r"\bby\s+(?:almost\s+|nearly\s+|roughly\s+|about\s+)?(?:a|one)[-\s]third\b", "cut", 1 / 3),
-    (r"\bby\s+(?:almost\s+|nearly\s+|roughly\s+|about\s+)?(?:a|one)[-\s]quarter\b", "cut", 0.25),
-)
-_CHANGE = re.compile(
-    "|".join(f"(?P<c{i}>{pattern})" for i, (pattern, _, _) in enumerate(_CHANGES)), re.I
-)
-_MAYBE_CHANGE = re.compile(
-    r"doubl|tripl|quadrupl|halv|half|third|quarter|[234]x\b|twice|times", re.I
-)
-_SUBJECT_WORDS = 2  # content words each side of a change that say what changed
-_CHANGE_SLACK = 0.1  # "cut by a third" for 9 -> 6 minutes, "doubled" for 1,200 -> 2,400
-
-
-@lru_cache(maxsize=512)
-def _changes_said(folded: str) -> frozenset[tuple[str, float]]:
-    """The changes a (resume) text states in words."""
-    said: set[tuple[str, float]] = set()
-    for match in _CHANGE.finditer(folded):
-        number = next(i for i in range(len(_CHANGES)) if match.group(f"c{i}"))
-        said.add(_CHANGES[number][1:])
-    return frozenset(said)
-
-
-def _change_holds(kind: str, amount: float, a: float, b: float) -> bool:
-    low, high = sorted((a, b))
-    if low <= 0:
-        return False
-    if kind == "times":
-        return abs(high / low - amount) <= _CHANGE_SLACK * amount
-    share = 1 - low / high
-    if kind == "cut_over":
-        return share > amount
-    return abs(share - amount) <= _CHANGE_SLACK
-
-
-def _unsupported_changes(context: _Context) -> list[str]:
-    """Each change in words that no pair of figures on one resume line bears out, unless the
-    resume says it in words too."""
-    text, facts = context.text, context.facts
-    problems: list[str] = []
-    if not _MAYBE_CHANGE.search(text):
-        return problems
-    for match in _CHANGE.finditer(text):
-        start, end = match.span()
-        if context.quoted.covers(start, end) or context.negated.covers(start, end):
-            continue
-        number = next(i for i in range(len(_CHANGES)) if match.group(f"c{i}"))
-        _, kind, amount = _CHANGES[number]
-        if (kind, amount) in _changes_said(facts.folded):
-            continue  # the resume says it in words itself: "cut by half" for "halved"
-        # what changed: the words around the claim ("halved p95 latency") must be on the line
-        # whose figures bear it out, so a doubling of throughput does not ground halved latency
-        before = [unit_stem(w) for w in _CONTENT_WORD.findall(text[:start].lower())]
-        after = [unit_stem(w) for w in _CONTENT_WORD.findall(text[end:].lower())]
-        subject = {*before[-_SUBJECT_WORDS:], *after[:_SUBJECT_WORDS]} - _COMMON_WORDS
-        if any(
-            subject & words
-            and any(
-                _change_holds(kind, amount, a, b) for i, a in enumerate(line) for b in line[i + 1 :]
-            )
-            for line, words in zip(facts.line_values, facts.line_words, strict=True)
-        ):
-            continue
-        problems.append(f"change not in the resume's figures: {match.group(0)!r}")
-    return problems
-
-
-# --------------------------------------------------------------------------------------------
-# Facts attributed to an employer: "mentored 3 graduates at Quarrystone" (it was at Fenwick)
-# --------------------------------------------------------------------------------------------
-
-# Where the stretch of text an employer's name governs ends: punctuation, a new clause, or "and"
-# before a new verb ("... and owned the roadmap at Quillon": the roadmap, not what came before).
-_SEGMENT_EDGE = re.compile(
-    r"[,;:.!?()\n]|\s-\s|\b(?:while|which|then|but|whereas)\b|\band\s+(?=by\b|\w+ed\b)",
-    re.IGNORECASE,
-)
-_CONTENT_WORD = re.compile(r"\b[a-z][a-z-]{3,}\b")
-_COMMON_WORDS = frozenset(
-    [
-        "with",
-        "from",
-        "that",
-        "this",
-        "than",
-        "then",
-        "them",
-        "they",
-        "their",
-        "there",
-        "have",
-        "been",
-        "were",
-        "into",
-        "over",
-        "under",
-        "about",
-        "after",
-        "before",
-        "also",
-        "across",
-        "each",
-        "every",
-        "team",
-        "teams",
-        "work",
-        "worked",
-        "working",
-        "role",
-        "roles",
-        "years",
-        "year",
-        "month",
-        "months",
-        "week",
-        "weeks",
-        "time",
-        "times",
-        "lead",
-        "leads",
-        "led",
-        "leading",
-        "built",
-        "build",
-        "builds",
-        "ran",
-        "runs",
-        "running",
-        "managed",
-        "manages",
-        "manage",
-        "managing",
-        "made",
-        "make",
-        "makes",
-        "more",
-        "most",
-        "less",
-        "very",
-        "well",
-        "good",
-        "strong",
-        "solid",
-        "shows",
-        "show",
-        "shown",
-        "plus",
-        "both",
-        "other",
-        "which",
-        "while",
-        "where",
-        "when",
-        "what",
-        "ship",
-        "shipped",
-        "company",
-        "firm",
-        "current",
-        "previous",
-        "earlier",
-        "later",
-        "first",
-        "last",
-        "based",
-        "used",
-        "uses",
-        "using",
-        "new",
-        "old",
-    ]
-)
-
-
-# Words of many job titles: they do not tell one job from another.
-_TITLE_WORDS = frozenset(
-    [
-        "senior",
-        "junior",
-        "lead",
-        "leader",
-        "head",
-        "chief",
-        "principal",
-        "staff",
-        "manager",
-        "management",
-        "engineer",
-        "engineering",
-        "developer",
-        "assistant",
-        "associate",
-        "officer",
-        "director",
-        "specialist",
-        "analyst",
-        "consultant",
-        "advisor",
-        "adviser",
-        "agent",
-        "representative",
-        "executive",
-        "coordinator",
-        "support",
-        "service",
-        "customer",
-        "team",
-        "graduate",
-        "trainee",
-        "intern",
-        "apprentice",
-        "then",
-    ]
-)
-
-
-_AND = re.compile(r"\band\b", re.IGNORECASE)
-
-
-@lru_cache(maxsize=512)
-def _names_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
-    alternatives = "|".join(re.escape(name) for name in sorted(set(names), key=len, reverse=True))
-    return re.compile(rf"(?<!\w)(?:{alternatives})(?:'s)?(?!\w)", re.IGNORECASE)
-
-
-def _segments_naming(text: str, names: Sequence[str]) -> list[tuple[int, int, int]]:
-    """(start, end, section index) of each stretch between punctuation that names an employer."""
-    found: list[tuple[int, int, int]] = []
-    pattern = _names_pattern(tuple(names))
-    if not pattern.search(text):
-        return found
-    for start, end in sentence_spans(text):
-        cuts = [start, *(m.start() for m in _SEGMENT_EDGE.finditer(text, start, end)), end]
-        for a, b in pairwise(cuts):
-            piece = text[a:b]
-            for named in pattern.finditer(piece):
-                said = lookup_key(named.group(0))
-                for number, name in enumerate(names):
-                    if name != said:
-                        continue
-                    # an "and" on either side of the name starts another item: "40 tests at
-                    # Greyline and the SSO rollout at Vantor", "at Dunlow and tribunal work"
-                    before = list(_AND.finditer(piece, 0, named.start()))
-                    after = _AND.search(piece, named.end())
-                    begin = a + before[-1].end() if before else a
-                    stop = a + after.start() if after else b
-                    found.append((begin, stop, number))
-    return found
-
-
-def _misattributed(context: _Context) -> list[str]:
-    """Each employer named beside facts that the resume gives under another employer only."""
-    text, facts = context.text, context.facts
-    sections = facts.sections
-    if len(sections) < 2:
-        return []
-    names: list[str] = []
-    owners: list[int] = []
-    for number, section in enumerate(sections):
-        for name in section.names:
-            names.append(lookup_key(name))
-            owners.append(number)
-    by_segment: dict[tuple[int, int], set[int]] = {}
-    for start, end, index in _segments_naming(text, names):
-        by_segment.setdefault((start, end), set()).add(owners[index])
-    problems: list[str] = []
-    for (start, end), named in by_segment.items():
-        if context.negated.touches(start, end):
-            continue
-        scope = [sections[n] for n in named]
-        others = [s for n, s in enumerate(sections) if n not in named]
-        piece = text[start:end]
-        elsewhere: list[str] = []
-        for quantity in quantities(piece):
-            if quantity.spelled and (
-                quantity.value < 2 or _NOT_A_COUNT_AFTER.match(piece, quantity.end)
-            ):
-                continue
-            if _DURATION_AFTER.match(piece, quantity.end) or quantity.decades:
-                continue
-            value = quantity.value
-            mine = any(same_value(value, v) for s in scope for v in s.values)
-            theirs = any(same_value(value, v) for s in others for v in s.values)
-            if theirs and not mine:
-                elsewhere.append(piece[quantity.start : quantity.end])
-        for group, hit_start, hit_end in context.hits:
-            if hit_start < start or hit_end > end:
-                continue
-            if any(group in s.groups for s in others) and not any(group in s.groups for s in scope):
-                elsewhere.append(group)
-        words = {
-            lookup_key(w)
-            for w in _CONTENT_WORD.findall(piece)
-            if lookup_key(w) not in _COMMON_WORDS
-        }
-        foreign = {
-            w
-            for w in words
-            if any(w in s.words for s in others) and not any(w in s.words for s in scope)
-        }
-        # another job's title given to this employer ("maths lead at Brookhill")
-        titles = {w for w in foreign if w not in _TITLE_WORDS and any(w in s.title for s in others)}
-        if elsewhere or len(foreign) >= 2 or titles:
-            shown = ", ".join(elsewhere or sorted(foreign))
-            problems.append(f"attributed to the wrong employer: {piece.strip()!r} ({shown})")
+    problems.extend(misattributed(context))
     return problems
 
 
@@ -571,14 +220,6 @@ _AT_LEAST_BEFORE = re.compile(
     re.IGNORECASE,
 )
 _AT_LEAST_AFTER = re.compile(r"\s*\+", re.IGNORECASE)
-# A spelled-out number is a count only when a noun follows it ("twelve engineers"), not "four
-# at Hallam", "ten of them", "two or three".
-_NOT_A_COUNT_AFTER = re.compile(
-    r"[\s-]*(?:of|at|as|in|on|to|and|or|for|with|times|more|less|each|a|an|the|was|were|is"
-    r"|are|since|before|after|earlier|later|now|then|there|here|per|out|thirds?|quarters?"
-    r"|halves|half|fifths?|tenths?|percent|cent)\b",
-    re.IGNORECASE,
-)
 _LABEL_BEFORE = re.compile(r"(?:^|\n)[^\n]{1,40}[:=\-]\s*$")
 _APPROX_TOLERANCE = 0.1  # "about 97%" for 97.1%, "roughly 1.1k" for 1,100
 _CHANGE_BEFORE = re.compile(
@@ -632,12 +273,12 @@ def _grounded_duration(facts: InputFacts, years: float, text: str, start: int) -
     return any(abs(d - years) <= slack + 1e-9 for d in durations)
 
 
-def _unsupported_numbers(context: _Context, score: int) -> list[str]:
+def _unsupported_numbers(context: Context, score: int) -> list[str]:
     """Each number the resume does not hold: digits in any spelling ("5k", "5,000", "£1.5M"),
     spelled-out counts ("twelve engineers") and durations ("over a decade")."""
     text, facts = context.text, context.facts
     problems: list[str] = []
-    named = _Mask(len(text), ((a, b) for _, a, b in context.hits))
+    named = Mask(len(text), ((a, b) for _, a, b in context.hits))
     by_span: dict[tuple[int, int], list[Quantity]] = {}
     for quantity in quantities(text):
         by_span.setdefault((quantity.start, quantity.end), []).append(quantity)
@@ -650,10 +291,10 @@ def _unsupported_numbers(context: _Context, score: int) -> list[str]:
         if first.spelled and context.protected.touches(start, end):
             continue  # "thirty-something": the protected reference's own words
         values = [q.value for q in found]
-        duration = first.decades or bool(_DURATION_AFTER.match(text, end))
+        duration = first.decades or bool(DURATION_AFTER.match(text, end))
         # "two" and "three" are usually counted off the resume's own list ("two certifications",
         # "three patents"); a larger spelled count is a figure, and so is a spelled difference
-        not_a_count = first.value < 4 or bool(_NOT_A_COUNT_AFTER.match(text, end))
+        not_a_count = first.value < 4 or bool(NOT_A_COUNT_AFTER.match(text, end))
         if first.spelled and not duration and not_a_count and not _POINTS_AFTER.match(text, end):
             continue
         if duration:
@@ -703,13 +344,13 @@ def _is_acronym(word: str) -> bool:
     return bare.isalpha() and bare.isupper() and 2 <= len(bare) <= 6
 
 
-def _unsupported_terms(context: _Context, criterion_words: frozenset[str]) -> list[str]:
+def _unsupported_terms(context: Context, criterion_words: frozenset[str]) -> list[str]:
     text, facts = context.text, context.facts
     lexicon = grounding_lexicon()
     tokens = context.tokens
     problems: list[str] = []
     hits = context.hits
-    covered = _Mask(len(text), ((start, end) for _, start, end in hits))
+    covered = Mask(len(text), ((start, end) for _, start, end in hits))
     for group, start, end in hits:
         if context.quoted.covers(start, end) or context.negated.covers(start, end):
             continue

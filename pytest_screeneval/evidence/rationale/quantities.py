@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
 
-__all__ = ["Quantity", "quantities", "same_value"]
+__all__ = ["DURATION_AFTER", "NOT_A_COUNT_AFTER", "Quantity", "quantities", "same_value"]
 
 _UNITS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -45,6 +45,17 @@ _WORDS = re.compile(
     rf"\b(?:(?:a|an)\s+quarter\s+of\s+a\s+|half\s+a\s+|(?:a|an)\s+(?=(?:dozen|hundred|thousand"
     rf"|million|billion|decade)\b))?(?:(?:{_NUMBER_WORD})(?:(?:[-\s]+|(?<=hundred)\s+and\s+)"
     rf"(?=(?:{_NUMBER_WORD})\b))?)+\b",
+    re.IGNORECASE,
+)
+
+# A duration after a number: "5 years", "a decade"
+DURATION_AFTER = re.compile(r"\s*(?:\+\s*)?[- ]?(?:years?|yrs?|decades?)\b", re.IGNORECASE)
+# A spelled-out number is a count only when a noun follows it ("twelve engineers"), not "four
+# at Hallam", "ten of them", "two or three".
+NOT_A_COUNT_AFTER = re.compile(
+    r"[\s-]*(?:of|at|as|in|on|to|and|or|for|with|times|more|less|each|a|an|the|was|were|is"
+    r"|are|since|before|after|earlier|later|now|then|there|here|per|out|thirds?|quarters?"
+    r"|halves|half|fifths?|tenths?|percent|cent)\b",
     re.IGNORECASE,
 )
 

@@ -1,0 +1,164 @@
+"""Facts attributed to an employer: "mentored 3 graduates at Quarrystone" when the resume gives
+them under another employer."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+from itertools import pairwise
+
+from pytest_screeneval.evidence.rationale.claim_context import COMMON_WORDS, CONTENT_WORD, Context
+from pytest_screeneval.evidence.rationale.quantities import (
+    DURATION_AFTER,
+    NOT_A_COUNT_AFTER,
+    quantities,
+    same_value,
+)
+from pytest_screeneval.evidence.rationale.resume_facts import lookup_key
+from pytest_screeneval.evidence.rationale.text import sentence_spans
+
+__all__ = ["misattributed"]
+
+# --------------------------------------------------------------------------------------------
+# Facts attributed to an employer: "mentored 3 graduates at Quarrystone" (it was at Fenwick)
+# --------------------------------------------------------------------------------------------
+
+# Where the stretch of text an employer's name governs ends: punctuation, a new clause, or "and"
+# before a new verb ("... and owned the roadmap at Quillon": the roadmap, not what came before).
+_SEGMENT_EDGE = re.compile(
+    r"[,;:.!?()\n]|\s-\s|\b(?:while|which|then|but|whereas)\b|\band\s+(?=by\b|\w+ed\b)",
+    re.IGNORECASE,
+)
+
+
+# Words of many job titles: they do not tell one job from another.
+_TITLE_WORDS = frozenset(
+    [
+        "senior",
+        "junior",
+        "lead",
+        "leader",
+        "head",
+        "chief",
+        "principal",
+        "staff",
+        "manager",
+        "management",
+        "engineer",
+        "engineering",
+        "developer",
+        "assistant",
+        "associate",
+        "officer",
+        "director",
+        "specialist",
+        "analyst",
+        "consultant",
+        "advisor",
+        "adviser",
+        "agent",
+        "representative",
+        "executive",
+        "coordinator",
+        "support",
+        "service",
+        "customer",
+        "team",
+        "graduate",
+        "trainee",
+        "intern",
+        "apprentice",
+        "then",
+    ]
+)
+
+
+_AND = re.compile(r"\band\b", re.IGNORECASE)
+
+
+@lru_cache(maxsize=512)
+def _names_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
+    alternatives = "|".join(re.escape(name) for name in sorted(set(names), key=len, reverse=True))
+    return re.compile(rf"(?<!\w)(?:{alternatives})(?:'s)?(?!\w)", re.IGNORECASE)
+
+
+def _segments_naming(text: str, names: Sequence[str]) -> list[tuple[int, int, int]]:
+    """(start, end, section index) of each stretch between punctuation that names an employer."""
+    found: list[tuple[int, int, int]] = []
+    pattern = _names_pattern(tuple(names))
+    if not pattern.search(text):
+        return found
+    for start, end in sentence_spans(text):
+        cuts = [start, *(m.start() for m in _SEGMENT_EDGE.finditer(text, start, end)), end]
+        for a, b in pairwise(cuts):
+            piece = text[a:b]
+            for named in pattern.finditer(piece):
+                said = lookup_key(named.group(0))
+                for number, name in enumerate(names):
+                    if name != said:
+                        continue
+                    # an "and" on either side of the name starts another item: "40 tests at
+                    # Greyline and the SSO rollout at Vantor", "at Dunlow and tribunal work"
+                    before = list(_AND.finditer(piece, 0, named.start()))
+                    after = _AND.search(piece, named.end())
+                    begin = a + before[-1].end() if before else a
+                    stop = a + after.start() if after else b
+                    found.append((begin, stop, number))
+    return found
+
+
+def misattributed(context: Context) -> list[str]:
+    """Each employer named beside facts that the resume gives under another employer only."""
+    text, facts = context.text, context.facts
+    sections = facts.sections
+    if len(sections) < 2:
+        return []
+    names: list[str] = []
+    owners: list[int] = []
+    for number, section in enumerate(sections):
+        for name in section.names:
+            names.append(lookup_key(name))
+            owners.append(number)
+    by_segment: dict[tuple[int, int], set[int]] = {}
+    for start, end, index in _segments_naming(text, names):
+        by_segment.setdefault((start, end), set()).add(owners[index])
+    problems: list[str] = []
+    for (start, end), named in by_segment.items():
+        if context.negated.touches(start, end):
+            continue
+        scope = [sections[n] for n in named]
+        others = [s for n, s in enumerate(sections) if n not in named]
+        piece = text[start:end]
+        elsewhere: list[str] = []
+        for quantity in quantities(piece):
+            if quantity.spelled and (
+                quantity.value < 2 or NOT_A_COUNT_AFTER.match(piece, quantity.end)
+            ):
+                continue
+            if DURATION_AFTER.match(piece, quantity.end) or quantity.decades:
+                continue
+            value = quantity.value
+            mine = any(same_value(value, v) for s in scope for v in s.values)
+            theirs = any(same_value(value, v) for s in others for v in s.values)
+            if theirs and not mine:
+                elsewhere.append(piece[quantity.start : quantity.end])
+        for group, hit_start, hit_end in context.hits:
+            if hit_start < start or hit_end > end:
+                continue
+            if any(group in s.groups for s in others) and not any(group in s.groups for s in scope):
+                elsewhere.append(group)
+        words = {
+            lookup_key(w) for w in CONTENT_WORD.findall(piece) if lookup_key(w) not in COMMON_WORDS
+        }
+        foreign = {
+            w
+            for w in words
+            if any(w in s.words for s in others) and not any(w in s.words for s in scope)
+        }
+        # another job's title given to this employer ("maths lead at Brookhill")
+        titles = {w for w in foreign if w not in _TITLE_WORDS and any(w in s.title for s in others)}
+        if elsewhere or len(foreign) >= 2 or titles:
+            shown = ", ".join(elsewhere or sorted(foreign))
+            problems.append(f"attributed to the wrong employer: {piece.strip()!r} ({shown})")
+    return problems

@@ -1,0 +1,96 @@
+"""Changes claimed in words ("doubled throughput", "cut handle time by a third"), checked
+against two figures on one resume line about the same thing."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from pytest_screeneval.evidence.rationale.claim_context import COMMON_WORDS, CONTENT_WORD, Context
+from pytest_screeneval.evidence.rationale.resume_facts import unit_stem
+
+__all__ = ["unsupported_changes"]
+
+# --------------------------------------------------------------------------------------------
+# Changes in words: "doubled throughput", "cut handle time by a third"
+# --------------------------------------------------------------------------------------------
+
+# (pattern, kind, amount): "times" a ratio after/before, "cut" a share taken off, "cut_over" a
+# share at least taken off
+_CHANGES = (
+    (r"\bdoubl(?:e|ed|es|ing)\b|\b2x\b|\btwice\s+as\b", "times", 2.0),
+    (r"\btripl(?:e|ed|es|ing)\b|\b3x\b|\bthree\s+times\b", "times", 3.0),
+    (r"\bquadrupl(?:e|ed|es|ing)\b|\b4x\b|\bfour\s+times\b", "times", 4.0),
+    (
+        r"\bmore\s+than\s+halv(?:e|ed|es|ing)\b|\bby\s+more\s+than\s+(?:a\s+)?half\b",
+        "cut_over",
+        0.5,
+    ),
+    (r"\bhalv(?:e|ed|es|ing)\b|\bby\s+(?:a\s+)?half\b|\bin\s+half\b", "cut", 0.5),
+    (r"\bby\s+(?:almost\s+|nearly\s+|roughly\s+|about\s+)?two[-\s]thirds\b", "cut", 2 / 3),
+    (r"\bby\s+(?:almost\s+|nearly\s+|roughly\s+|about\s+)?three[-\s]quarters\b", "cut", 0.75),
+    (r"\bby\s+(?:almost\s+|nearly\s+|roughly\s+|about\s+)?(?:a|one)[-\s]third\b", "cut", 1 / 3),
+    (r"\bby\s+(?:almost\s+|nearly\s+|roughly\s+|about\s+)?(?:a|one)[-\s]quarter\b", "cut", 0.25),
+)
+_CHANGE = re.compile(
+    "|".join(f"(?P<c{i}>{pattern})" for i, (pattern, _, _) in enumerate(_CHANGES)), re.I
+)
+_MAYBE_CHANGE = re.compile(
+    r"doubl|tripl|quadrupl|halv|half|third|quarter|[234]x\b|twice|times", re.I
+)
+_SUBJECT_WORDS = 2  # content words each side of a change that say what changed
+_CHANGE_SLACK = 0.1  # "cut by a third" for 9 -> 6 minutes, "doubled" for 1,200 -> 2,400
+
+
+@lru_cache(maxsize=512)
+def _changes_said(folded: str) -> frozenset[tuple[str, float]]:
+    """The changes a (resume) text states in words."""
+    said: set[tuple[str, float]] = set()
+    for match in _CHANGE.finditer(folded):
+        number = next(i for i in range(len(_CHANGES)) if match.group(f"c{i}"))
+        said.add(_CHANGES[number][1:])
+    return frozenset(said)
+
+
+def _change_holds(kind: str, amount: float, a: float, b: float) -> bool:
+    low, high = sorted((a, b))
+    if low <= 0:
+        return False
+    if kind == "times":
+        return abs(high / low - amount) <= _CHANGE_SLACK * amount
+    share = 1 - low / high
+    if kind == "cut_over":
+        return share > amount
+    return abs(share - amount) <= _CHANGE_SLACK
+
+
+def unsupported_changes(context: Context) -> list[str]:
+    """Each change in words that no pair of figures on one resume line bears out, unless the
+    resume says it in words too."""
+    text, facts = context.text, context.facts
+    problems: list[str] = []
+    if not _MAYBE_CHANGE.search(text):
+        return problems
+    for match in _CHANGE.finditer(text):
+        start, end = match.span()
+        if context.quoted.covers(start, end) or context.negated.covers(start, end):
+            continue
+        number = next(i for i in range(len(_CHANGES)) if match.group(f"c{i}"))
+        _, kind, amount = _CHANGES[number]
+        if (kind, amount) in _changes_said(facts.folded):
+            continue  # the resume says it in words itself: "cut by half" for "halved"
+        # what changed: the words around the claim ("halved p95 latency") must be on the line
+        # whose figures bear it out, so a doubling of throughput does not ground halved latency
+        before = [unit_stem(w) for w in CONTENT_WORD.findall(text[:start].lower())]
+        after = [unit_stem(w) for w in CONTENT_WORD.findall(text[end:].lower())]
+        subject = {*before[-_SUBJECT_WORDS:], *after[:_SUBJECT_WORDS]} - COMMON_WORDS
+        if any(
+            subject & words
+            and any(
+                _change_holds(kind, amount, a, b) for i, a in enumerate(line) for b in line[i + 1 :]
+            )
+            for line, words in zip(facts.line_values, facts.line_words, strict=True)
+        ):
+            continue
+        problems.append(f"change not in the resume's figures: {match.group(0)!r}")
+    return problems
