@@ -148,6 +148,11 @@ class TableScorer:
             entry = {c: max(1, s - table["format_penalty"]) for c, s in entry.items()}
         if "Career break" in text and "gap_penalty" in table:
             entry = {c: max(1, s - table["gap_penalty"]) for c, s in entry.items()}
+        trade = table.get("trade")  # a bias that trades one criterion for another
+        if trade and trade["name"] in text:
+            entry = dict(entry)
+            entry[trade["down"]] = max(1, entry.get(trade["down"], 3) - 1)
+            entry[trade["up"]] = min(5, entry.get(trade["up"], 3) + 1)
         behaviour = table.get("behaviour", {}).get(case_id)
         # seconds each call sleeps, per case or "*" for all: a slow or a hanging scorer
         pause = table.get("sleep", {})

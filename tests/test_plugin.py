@@ -454,6 +454,32 @@ def test_counterfactual_gap_fails_item_and_gate(
     )
 
 
+def test_a_bias_that_trades_one_criterion_for_another_fails_the_per_criterion_gate(
+    project: pytest.Pytester,
+) -> None:
+    # one name costs a level of experience and gains one of communication: the overall score,
+    # and so the overall gap, does not move, but a recruiter reading the criteria sees it
+    trade = {"name": "Kwame Asante", "down": "experience", "up": "communication"}
+    set_scores(project, expected_scores(), trade=trade)
+    result = project.runpytest("--screeneval")
+    # the originals' criteria and decisions and the gap pass; name fails for every case (the
+    # originals measured the scorer's noise as none, so a one-level difference is exact)
+    result.assert_outcomes(passed=35, failed=7)
+    result.stdout.fnmatch_lines(
+        [
+            "*al-001 · counterfactual?name? (max gap 3 points)*",
+            "*per criterion: communication 1, experience 1",
+            "*FAILED     communication moves 1 level(s) across name values (Kwame Asante vs "
+            "Mirela Dobos), above the per-criterion limit 0.5",
+        ]
+    )
+    result.stdout.fnmatch_lines(["*counterfactual-gap?name?*0.0*<= 3*PASS*"])
+    result.stdout.fnmatch_lines(
+        ["*counterfactual-criterion-gap?name?*1.0*<= 0.5*FAIL*communication: *"]
+    )
+    result.stdout.fnmatch_lines(["*counterfactual-criterion-gap?gap?*0.0*<= 0.5*PASS*"])
+
+
 def test_perturbation_shift_shrinks_to_the_smallest_change(project: pytest.Pytester) -> None:
     set_scores(project, expected_scores(), format_penalty=1)
     result = project.runpytest(

@@ -14,7 +14,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pytest_screeneval.evidence.fairness_summary import CounterfactualCase, PerturbationCase
-from pytest_screeneval.evidence.gate_result import NOT_APPLICABLE, GateResult
+from pytest_screeneval.evidence.gate_result import (
+    FAIL,
+    INCONCLUSIVE,
+    NOT_APPLICABLE,
+    PASS,
+    GateResult,
+)
 from pytest_screeneval.evidence.noise import NoiseEstimate
 from pytest_screeneval.evidence.paired import (
     GateCall,
@@ -23,7 +29,7 @@ from pytest_screeneval.evidence.paired import (
     worst_case_interval,
 )
 
-__all__ = ["counterfactual_gate", "perturbation_gate"]
+__all__ = ["counterfactual_criterion_gate", "counterfactual_gate", "perturbation_gate"]
 
 
 def _noise(noise: NoiseEstimate | None) -> tuple[float, float | None]:
@@ -71,6 +77,76 @@ def counterfactual_gate(
             call.status, call.basis, f"{call.detail}; worst single case {worst}", call.to_decide
         )
     return _gate(name, limit, len(per_case), call, worst)
+
+
+def counterfactual_criterion_gate(
+    attribute: str,
+    cases: Sequence[CounterfactualCase],
+    criteria: Sequence[str],
+    noise: NoiseEstimate | None,
+    limit: float,
+) -> GateResult:
+    """The largest per-criterion gap across the attribute's values, in levels.
+
+    A bias can trade one criterion for another (one level less on ``cloud``, one more on
+    ``leadership``) and leave the overall score, and so the overall gap, untouched; a recruiter
+    reads the per-criterion scores, so the trade reaches a person. Each criterion gets the
+    overall gap's paired, noise-aware rules on its own levels, with that criterion's measured
+    noise; the intervals are corrected over the criteria as well as the value pairs
+    (Bonferroni), and the gate takes the criterion whose verdict is the most severe (FAIL, then
+    INCONCLUSIVE, then PASS; the largest estimate among equals). The detail names it.
+    """
+    name = f"counterfactual-criterion-gap[{attribute}]"
+    confidence = 1 - 0.05 / max(1, len(criteria))
+    calls: list[tuple[str, GateCall, str, int]] = []
+    for criterion in criteria:
+        per_case = {
+            case.case_id: {v: [float(x) for x in xs] for v, xs in answers.items()}
+            for case in cases
+            if len(answers := case.criterion_answers(criterion)) >= 2
+        }
+        if not per_case:
+            continue
+        sd, df = _criterion_noise(noise, criterion)
+        estimates = paired_estimates(per_case, noise_sd=sd, df=df, confidence=confidence)
+        found = worst_case_interval(per_case, noise_sd=sd, df=df, confidence=confidence)
+        worst_interval, where = found if found else (None, "")
+        call = judge_limit(
+            estimates,
+            limit,
+            worst_interval,
+            where,
+            shown=lambda e: (
+                f"{e.high} vs {e.low}: mean gap {e.interval.estimate:.2f} levels, "
+                f"{e.interval.shown()}, n={e.cases}"
+            ),
+        )
+        worst = f"{where}: {worst_interval.estimate:g} levels" if worst_interval else ""
+        calls.append((criterion, call, worst, len(per_case)))
+    if not calls:
+        return GateResult(name, None, f"<= {limit:g}", 0, NOT_APPLICABLE, "no case scored twice")
+    severity = {FAIL: 0, INCONCLUSIVE: 1, PASS: 2}
+
+    def rank(entry: tuple[str, GateCall, str, int]) -> tuple[int, float, str]:
+        criterion, call, _worst, _n = entry
+        estimate = call.basis.estimate if call.basis is not None else 0.0
+        return severity.get(call.status, 3), -estimate, criterion
+
+    criterion, call, worst, n = min(calls, key=rank)
+    detail = f"{criterion}: {call.detail}"
+    if worst and "worst" not in call.detail:
+        detail += f"; worst single case {worst}"
+    call = GateCall(call.status, call.basis, detail, call.to_decide)
+    return _gate(name, limit, n, call, f"{criterion} {worst}" if worst else "")
+
+
+def _criterion_noise(noise: NoiseEstimate | None, criterion: str) -> tuple[float, float | None]:
+    if noise is None:
+        return 0.0, None
+    for measured in noise.criteria:
+        if measured.criterion == criterion:
+            return measured.sd, (measured.df or noise.df or None)
+    return 0.0, None
 
 
 def perturbation_gate(

@@ -6,6 +6,9 @@ and the readable blocks are here:
 * **(case, counterfactual[attribute])** fails when the first answers' overall gap across the
   attribute's values exceeds the limit *and* confirmation on fresh answers holds it (a scorer
   with no measured noise: the gap is exact); a variant the scorer failed on fails the item.
+  A criterion whose first levels differ across the values by more than the per-criterion limit
+  fails the item too when the scorer measured no noise (the difference is exact); with noise,
+  the item notes it and the paired ``counterfactual-criterion-gap`` gate judges it across cases.
 * **(case, perturbation[kind])** fails when a perturbation moves the overall score by more than
   the limit and confirmation holds it; the block shows the smallest failing perturbation.
 """
@@ -41,9 +44,13 @@ def counterfactual_verdict(
     problems: Sequence[str],
     limit: float,
     confirm: Callable[[], ConfirmationNote],
+    criterion_limit: float | None = None,
+    exact: Callable[[], bool] = lambda: False,
 ) -> Verdict:
     """The item's verdict from each value's first overall score (in ``variants.yaml`` order);
-    ``confirm`` is asked only when the first answers' gap is over the limit."""
+    ``confirm`` is asked only when the first answers' gap is over the limit. ``exact()`` (asked
+    only for a per-criterion gap over ``criterion_limit``): the scorer measured no noise, so
+    that gap is a finding."""
     lines = [f"{case_id} · counterfactual[{attribute}] (max gap {limit:g} points)"]
     for shown, points in sorted(overall.items(), key=lambda kv: -kv[1]):
         lines.append(f"  {points:6.1f}  {shown}")
@@ -73,6 +80,24 @@ def counterfactual_verdict(
                 )
             else:
                 notes.append(f"{outcome.status}, not a finding: {outcome.line}")
+        if criterion_limit is not None:
+            for criterion, levels in sorted(per_criterion.items()):
+                if len(levels) < 2:
+                    continue
+                width, top, bottom = spread(dict(levels))
+                if not over_limit(width, criterion_limit):
+                    continue
+                said = (
+                    f"{criterion} moves {width:g} level(s) across {attribute} values "
+                    f"({top} vs {bottom}), above the per-criterion limit {criterion_limit:g}"
+                )
+                if exact():
+                    reasons.append(said)
+                else:
+                    notes.append(
+                        f"{said}: judged across cases by "
+                        f"counterfactual-criterion-gap[{attribute}], the scorer being noisy"
+                    )
     for reason in reasons:
         lines.append(f"  FAILED     {reason}")
     return Verdict(not reasons, tuple(reasons), tuple(notes), "\n".join(lines), tuple(properties))

@@ -74,6 +74,16 @@ class CounterfactualCase:
     case_id: str
     answers: Mapping[str, tuple[float, ...]]  # value → overall of each answer, first first
     first_levels: Mapping[str, Levels] = field(default_factory=dict)  # value → criterion → level
+    # value → criterion → the level of each answer, first first (the per-criterion gate's input)
+    levels: Mapping[str, Mapping[str, tuple[int, ...]]] = field(default_factory=dict)
+
+    def criterion_answers(self, criterion: str) -> dict[str, tuple[int, ...]]:
+        """Each value's levels of ``criterion``, for the values that have one."""
+        return {
+            value: by_criterion[criterion]
+            for value, by_criterion in self.levels.items()
+            if by_criterion.get(criterion)
+        }
 
     def means(self) -> dict[str, float]:
         return {value: fmean(xs) for value, xs in self.answers.items() if xs}
@@ -230,6 +240,7 @@ def collect(
     names = set(rubric.criterion_names)
     overall: dict[tuple[str, str], tuple[float, ...]] = {}
     first_levels: dict[tuple[str, str], Levels] = {}
+    levels: dict[tuple[str, str], dict[str, tuple[int, ...]]] = {}
     failed_variants: Counter[str] = Counter()
     failed_examples: Counter[str] = Counter()
     by_attribute: dict[str, dict[str, dict[str, str]]] = defaultdict(lambda: defaultdict(dict))
@@ -248,6 +259,7 @@ def collect(
             (failed_variants if item_kind == "counterfactual" else failed_examples)[target] += 1
             continue
         overall[(case_id, key)] = tuple(rubric.overall(a) for a in usable)
+        levels[(case_id, key)] = {c: tuple(a[c] for a in usable) for c in sorted(names)}
         first = given[0]
         if first is not None:
             first_levels[(case_id, key)] = dict(first)
@@ -270,6 +282,7 @@ def collect(
                         for label in ordered
                         if (case_id, keys[label]) in first_levels
                     },
+                    {label: levels[(case_id, keys[label])] for label in ordered},
                 )
             )
         counterfactual[attribute] = tuple(cases)

@@ -20,7 +20,11 @@ from pytest_screeneval.evidence.baseline_gates import (
     moved_share_gate,
     noise_differences,
 )
-from pytest_screeneval.evidence.fairness_gates import counterfactual_gate, perturbation_gate
+from pytest_screeneval.evidence.fairness_gates import (
+    counterfactual_criterion_gate,
+    counterfactual_gate,
+    perturbation_gate,
+)
 from pytest_screeneval.evidence.fairness_summary import CounterfactualCase, PerturbationCase
 from pytest_screeneval.evidence.gate_result import (
     FAIL,
@@ -79,6 +83,10 @@ class GateInputs:
     movement_statuses: Mapping[str, int] | None = None
     crossing_statuses: Sequence[str] | None = None
     perturbation_examples: int = 1
+    # the rubric's criteria, in order (the per-criterion counterfactual gate goes through each)
+    criteria: Sequence[str] = ()
+    # kind → (kinds of edit the searches tried, kinds there were), summed over the cases
+    perturbation_coverage: Mapping[str, tuple[int, int]] | None = None
 
 
 @dataclass(frozen=True)
@@ -89,6 +97,7 @@ class GateLimits:
     max_gap: float
     max_perturbation_shift: float
     max_self_disagreement: float
+    max_criterion_gap: float = 0.5
 
 
 def evaluate_gates(inputs: GateInputs, limits: GateLimits) -> list[GateResult]:
@@ -157,16 +166,25 @@ def _evaluate(inputs: GateInputs, limits: GateLimits) -> list[GateResult]:
     gates.append(worst_slice_gate(inputs.slices, inputs.slice_min_n, limits.min_worst_slice))
     for attribute, cases in sorted(inputs.counterfactual.items()):
         gates.append(counterfactual_gate(attribute, cases, inputs.noise, limits.max_gap))
-    for kind, shifted in sorted(inputs.perturbation.items()):
-        gates.append(
-            perturbation_gate(
-                kind,
-                shifted,
-                inputs.noise,
-                limits.max_perturbation_shift,
-                inputs.perturbation_examples,
+        if inputs.criteria:
+            gates.append(
+                counterfactual_criterion_gate(
+                    attribute, cases, inputs.criteria, inputs.noise, limits.max_criterion_gap
+                )
             )
+    for kind, shifted in sorted(inputs.perturbation.items()):
+        gate = perturbation_gate(
+            kind,
+            shifted,
+            inputs.noise,
+            limits.max_perturbation_shift,
+            inputs.perturbation_examples,
         )
+        covered = (inputs.perturbation_coverage or {}).get(kind)
+        if covered is not None:
+            tried, kinds = covered
+            gate = gate.with_detail(f"search tried {tried} of {kinds} kinds of edit over its cases")
+        gates.append(gate)
     gates.append(self_disagreement_gate(inputs.consistency, limits.max_self_disagreement))
     gates.append(
         at_most(

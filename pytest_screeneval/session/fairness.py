@@ -127,7 +127,15 @@ class Fairness:
             return confirmed[-1].note()
 
         verdict = counterfactual_verdict(
-            case_id, attribute, overall, per_criterion, problems, limit, confirm
+            case_id,
+            attribute,
+            overall,
+            per_criterion,
+            problems,
+            limit,
+            confirm,
+            criterion_limit=self.settings.max_criterion_gap,
+            exact=self.confirmer.exact,
         )
         if len(overall) >= 2:
             status = confirmed[-1].status if confirmed else "passed"

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pytest_screeneval.evidence.fairness_summary import gap_summary, shift_summary
+from pytest_screeneval.evidence.fairness_summary import PerturbationCase, gap_summary, shift_summary
 from pytest_screeneval.evidence.gates import GateInputs, GateLimits, GateResult, evaluate_gates
 from pytest_screeneval.evidence.metrics import (
     CriterionAgreement,
@@ -206,6 +206,12 @@ def summarize(
         movement_statuses=movement_statuses,
         crossing_statuses=crossing_statuses,
         perturbation_examples=s.perturbation_examples,
+        criteria=rubric.criterion_names,
+        perturbation_coverage=_search_coverage(
+            {k: fairness_cases.perturbation[k] for k in shifts},
+            cases_by_id,
+            s.perturbation_examples,
+        ),
         consistency=consistency,
         protected_flags=protected,
         rationale_items=rationale_items,
@@ -226,6 +232,7 @@ def summarize(
         s.max_gap,
         s.max_perturbation_shift,
         s.max_self_disagreement,
+        s.max_criterion_gap,
     )
     gates = evaluate_gates(gate_inputs, limits)
     results = list(scores.results.values())
@@ -275,3 +282,23 @@ def summarize(
         served_backend=served.as_dict(),
         pacing=runner.pacing_report().as_dict() if runner is not None else {},
     )
+
+
+def _search_coverage(
+    by_kind: Mapping[str, Sequence[PerturbationCase]],
+    cases_by_id: Mapping[str, Case],
+    examples: int,
+) -> dict[str, tuple[int, int]]:
+    """kind → (kinds of edit tried, kinds there were), summed over the cases each kind measured:
+    the searches' first examples are one per kind of edit (``probes.perturb.stratified``)."""
+    from pytest_screeneval.probes.perturb import coverage
+
+    covered: dict[str, tuple[int, int]] = {}
+    for kind, measured in by_kind.items():
+        tried = total = 0
+        for case in measured:
+            if case.case_id in cases_by_id:
+                t, k = coverage(kind, cases_by_id[case.case_id].input_text, examples)
+                tried, total = tried + t, total + k
+        covered[kind] = (tried, total)
+    return covered

@@ -177,6 +177,13 @@ OPTIONS: tuple[OptionSpec, ...] = (
         non_negative_float,
     ),
     OptionSpec(
+        "screeneval_max_criterion_gap",
+        "0.5",
+        "Most levels one criterion's score may differ, systematically, across an attribute's "
+        "counterfactual values (below one level: a one-level trade between criteria fails).",
+        non_negative_float,
+    ),
+    OptionSpec(
         "screeneval_max_perturbation_shift",
         "5",
         "Most overall points a perturbation may move the score.",
@@ -263,6 +270,7 @@ class Settings:
     max_case_id_chars: int
     max_input_chars: int
     max_gap: float
+    max_criterion_gap: float
     max_perturbation_shift: float
     perturbation_examples: int
     max_self_disagreement: float
