@@ -13,6 +13,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from pytest_screeneval.boundary.terminal import terminal_safe
 from pytest_screeneval.cli import audit, cases, report, review, runs, store_admin
 from pytest_screeneval.cli.common import DB_ENV, Command
 from pytest_screeneval.errors import ScreenevalError
@@ -150,7 +151,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.handler(args))
     except ScreenevalError as exc:
-        print(f"screeneval: {exc}", file=sys.stderr)  # str() of the error is terminal-safe
+        print(terminal_safe(f"screeneval: {exc}"), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("screeneval: interrupted", file=sys.stderr)

@@ -13,6 +13,7 @@ import json
 import sys
 from pathlib import Path
 
+from pytest_screeneval.boundary.terminal import terminal_safe
 from pytest_screeneval.cli.common import open_store, out, resolve_db_url
 from pytest_screeneval.errors import ScreenevalError
 
@@ -96,7 +97,7 @@ def anchor(args: argparse.Namespace) -> int:
     )
     text = json.dumps(document, indent=2, sort_keys=True) + "\n"
     if args.out is None:
-        sys.stdout.write(text)
+        sys.stdout.write(terminal_safe(text))
         return 0
     try:
         args.out.write_text(text, encoding="utf-8")

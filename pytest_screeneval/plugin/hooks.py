@@ -543,9 +543,11 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     if completeness.chain_head is not None:
         head = completeness.chain_head
         terminalreporter.write_line(
-            f"chain head: {head.seq}:{head.hash}"
-            + (f" (keyed {head.key_id})" if head.key_id else "")
-            + " (keep it: screeneval verify --expect-head SEQ:HASH)"
+            terminal_safe(
+                f"chain head: {head.seq}:{head.hash}"
+                + (f" (keyed {head.key_id})" if head.key_id else "")
+                + " (keep it: screeneval verify --expect-head SEQ:HASH)"
+            )
         )
     if completeness.close_error is not None:
         terminalreporter.write_line(
