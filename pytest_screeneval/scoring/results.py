@@ -24,6 +24,7 @@ from pytest_screeneval.scoring.protocol import (
     CriterionScore,
     ScoreOutcome,
     ScorerError,
+    ScorerIdentity,
     ScorerUnavailable,
     errors_with_raw,
 )
@@ -33,6 +34,7 @@ __all__ = [
     "JobResult",
     "ScoringJob",
     "result_of",
+    "safe_identity",
     "safe_result",
     "safe_text",
     "validate_scores",
@@ -165,6 +167,15 @@ def safe_text(text: object, limit: int = MAX_ANSWER_CHARS) -> str:
     """One text from a scorer or a server as it may be stored and shown: text, cleaned of what
     no backend or terminal takes, bounded, without a known secret."""
     return redact(bounded(clean_text(text if isinstance(text, str) else str(text)), limit))
+
+
+def safe_identity(identity: ScorerIdentity) -> ScorerIdentity:
+    """A scorer's identity as the run row records it: its name and model are the scorer's own
+    text (a NUL in a name would lose the run row on PostgreSQL)."""
+    name, model = safe_text(identity.name, 200), safe_text(identity.model_id, 200)
+    if (name, model) == (identity.name, identity.model_id):
+        return identity
+    return replace(identity, name=name, model_id=model)
 
 
 def _safe_count(value: object) -> int:

@@ -40,7 +40,7 @@ from pytest_screeneval.golden.model import (
 )
 from pytest_screeneval.scoring.protocol import Scorer, prepare_scorer
 from pytest_screeneval.scoring.redact import scorer_secrets
-from pytest_screeneval.scoring.results import JobResult, ScoringJob
+from pytest_screeneval.scoring.results import JobResult, ScoringJob, safe_identity
 from pytest_screeneval.scoring.runner import Runner
 from pytest_screeneval.session.baseline_confirm import BaselineConfirmation
 from pytest_screeneval.session.confirmation import Confirmer
@@ -341,7 +341,7 @@ class ScreenevalSession:
         # e.g. the openai scorer's response format, part of the identity recorded below
         prepare_scorer(self.scorer)
         return self.run.open(
-            identity=self.scorer.identity,
+            identity=safe_identity(self.scorer.identity),
             rubric_id=self.rubric.id,
             golden_sha=self.golden_set().sha,
             rootdir=self.rootdir,
