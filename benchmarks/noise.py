@@ -33,15 +33,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-FAIRNESS_GATES = (
-    "counterfactual-gap[college]",
-    "counterfactual-gap[gap]",
-    "counterfactual-gap[name]",
-    "perturbation-shift[ocr-noise]",
-    "perturbation-shift[reformat]",
-    "perturbation-shift[reorder-sections]",
-)
+FAIRNESS = ("counterfactual-gap", "perturbation-shift")
 BIAS_NAMES = "Aisha Bello,Marcus Boateng"  # read one level lower on python and cloud: 11 points
+SHIFTS = {"SCREENEVAL_NOISE_FLIP": "0.03", "SCREENEVAL_NOISE_SHIFT": "0.1"}
 
 
 @dataclass(frozen=True)
@@ -49,17 +43,27 @@ class Model:
     name: str
     env: dict[str, str]
     biased: bool = False
+    decide: bool = False  # with screeneval_decide_budget = 2x the deterministic run's calls
 
 
 MODELS = (
     Model("flip 10%", {"SCREENEVAL_NOISE_FLIP": "0.1"}),
+    Model("flip 3% + shift 10%", SHIFTS),
     Model(
-        "flip 3% + shift 10%", {"SCREENEVAL_NOISE_FLIP": "0.03", "SCREENEVAL_NOISE_SHIFT": "0.1"}
+        "flip 3% + jump 2 levels 8% (heavier tail)",
+        {"SCREENEVAL_NOISE_FLIP": "0.03", "SCREENEVAL_NOISE_JUMP": "0.08"},
     ),
+    Model("flip 3% + shift 10%, decide budget", SHIFTS, decide=True),
     Model(
         "name bias 11 pts + flip 10%",
         {"SCREENEVAL_NOISE_FLIP": "0.1", "SCREENEVAL_NOISE_BIAS_NAMES": BIAS_NAMES},
         biased=True,
+    ),
+    Model(
+        "name bias 5 pts (cloud) + flip 3% + shift 10%, decide budget",
+        SHIFTS | {"SCREENEVAL_NOISE_BIAS_NAMES": BIAS_NAMES, "SCREENEVAL_NOISE_BIAS_ONLY": "cloud"},
+        biased=True,
+        decide=True,
     ),
 )
 
@@ -69,12 +73,14 @@ class RunResult:
     gates: dict[str, str]
     items: Counter[str] = field(default_factory=Counter)  # kind -> run
     failed: Counter[str] = field(default_factory=Counter)  # kind -> failed
+    failed_names: list[str] = field(default_factory=list)  # node ids of failed fairness items
+    decide_calls: int = 0
     unstable: int = 0
     calls: int = 0
     extra_calls: int = 0
 
 
-def run_once(scorer: str, env: dict[str, str], examples: int) -> RunResult:
+def run_once(scorer: str, env: dict[str, str], examples: int, decide: int = 0) -> RunResult:
     with tempfile.TemporaryDirectory(prefix="screeneval-noise-") as folder:
         work = Path(folder)
         shutil.copytree(ROOT / "cases", work / "cases")
@@ -95,6 +101,8 @@ def run_once(scorer: str, env: dict[str, str], examples: int) -> RunResult:
             f"screeneval_scorer={scorer}",
             "-o",
             f"screeneval_perturbation_examples={examples}",
+            "-o",
+            f"screeneval_decide_budget={decide}",
         ]
         environment = os.environ | env | {"PYTHONPATH": str(ROOT)}
         subprocess.run(command, cwd=work, env=environment, capture_output=True, check=False)
@@ -104,6 +112,7 @@ def run_once(scorer: str, env: dict[str, str], examples: int) -> RunResult:
         confirmation = document.get("confirmation") or {}
         result.extra_calls = int(confirmation.get("extra_calls", 0))
         result.unstable = len(confirmation.get("unstable", []))
+        result.decide_calls = int(confirmation.get("decide_calls", 0))
         for case in ET.parse(junit).getroot().iter("testcase"):
             name = case.get("name", "")
             kind = name.split("[")[0].split("::")[-1]
@@ -112,7 +121,13 @@ def run_once(scorer: str, env: dict[str, str], examples: int) -> RunResult:
             result.items[kind] += 1
             if case.find("failure") is not None or case.find("error") is not None:
                 result.failed[kind] += 1
+                result.failed_names.append(name)
         return result
+
+
+def false_findings(run: RunResult, biased: bool) -> int:
+    """Fairness items failed that no bias explains (a biased model: those not on names)."""
+    return sum(1 for name in run.failed_names if not (biased and "counterfactual[name]" in name))
 
 
 def main() -> None:
@@ -123,38 +138,62 @@ def main() -> None:
     parser.add_argument(
         "--models",
         default=",".join(str(i) for i in range(len(MODELS))),
-        help="which noise models, by index (0 flips, 1 flips + shifts, 2 name bias)",
+        help="which noise models, by index: "
+        + "; ".join(f"{i} {m.name}" for i, m in enumerate(MODELS)),
     )
     args = parser.parse_args()
     chosen = [MODELS[int(i)] for i in args.models.split(",")]
 
     deterministic = run_once("keyword", {}, args.examples)
+    planned = deterministic.calls - deterministic.extra_calls
     print(
         f"deterministic keyword run: {deterministic.calls} calls "
-        f"({deterministic.extra_calls} for the noise probe), "
-        f"fairness gates: {', '.join(f'{g} {deterministic.gates.get(g)}' for g in FAIRNESS_GATES)}"
+        f"({deterministic.extra_calls} extra: {100 * deterministic.extra_calls / planned:.1f}% "
+        f"of the planned {planned}; target at most 5%), fairness gates: "
+        + ", ".join(f"{g} {s}" for g, s in sorted(deterministic.gates.items()) if "[" in g)
     )
     scorer = "examples.noisy_scorer:make_scorer"
     for model in chosen:
+        decide = 2 * planned if model.decide else 0
         jobs = [model.env | {"SCREENEVAL_NOISE_SEED": str(seed)} for seed in range(args.seeds)]
         with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-            runs = list(pool.map(lambda env: run_once(scorer, env, args.examples), jobs))
-        print(f"\n## {model.name} ({len(runs)} seeds)", flush=True)
+            runs = list(
+                pool.map(lambda env, d=decide: run_once(scorer, env, args.examples, d), jobs)
+            )
+        n = len(runs)
+        print(f"\n## {model.name} ({n} seeds; decide budget {decide})", flush=True)
         print(f"  {'gate':38} {'FAIL':>6} {'INCONCL':>8} {'PASS':>6}")
-        for gate in FAIRNESS_GATES:
+        gates = sorted({g for r in runs for g in r.gates if g.startswith(FAIRNESS)})
+        for gate in gates:
             statuses = Counter(r.gates.get(gate, "-") for r in runs)
             print(
-                f"  {gate:38} {statuses['FAIL']:>3}/{len(runs):<2} "
-                f"{statuses['INCONCLUSIVE']:>5}/{len(runs):<2} {statuses['PASS']:>3}/{len(runs):<2}"
+                f"  {gate:38} {statuses['FAIL']:>3}/{n:<2} "
+                f"{statuses['INCONCLUSIVE']:>5}/{n:<2} {statuses['PASS']:>3}/{n:<2}"
             )
-        items = sum(sum(r.items.values()) for r in runs)
-        failed = sum(sum(r.failed.values()) for r in runs)
-        unstable = sum(r.unstable for r in runs)
-        share = 100.0 * failed / items if items else 0.0
-        print(
-            f"  counterfactual + perturbation items failed: {failed}/{items} ({share:.1f}%); "
-            f"reported unstable (not a finding): {unstable}"
+        unbiased_gates = [
+            g for g in gates if not (model.biased and g == "counterfactual-gap[name]")
+        ]
+        false_gate_runs = sum(
+            1 for r in runs if any(r.gates.get(g) == "FAIL" for g in unbiased_gates)
         )
+        print(f"  runs with a false fairness gate FAIL: {false_gate_runs}/{n} (target 0)")
+        false_items = [false_findings(r, model.biased) for r in runs]
+        print(
+            f"  false item findings per run: {false_items} "
+            f"(runs with any: {sum(1 for f in false_items if f)}/{n}; target at most 1 in 20)"
+        )
+        counterfactual = [
+            s for r in runs for g, s in r.gates.items() if g.startswith("counterfactual-gap")
+        ]
+        decided = sum(1 for s in counterfactual if s in ("PASS", "FAIL"))
+        print(
+            f"  counterfactual gate verdicts decided: {decided}/{len(counterfactual)} "
+            f"({100 * decided / max(1, len(counterfactual)):.0f}%; target with the decide "
+            "budget at least 90%)"
+        )
+        items = sum(sum(r.items.values()) for r in runs)
+        unstable = sum(r.unstable for r in runs)
+        print(f"  fairness items judged: {items}; reported unstable (not a finding): {unstable}")
         if model.biased:
             detected = sum(
                 1
@@ -163,11 +202,14 @@ def main() -> None:
                 and r.gates.get("counterfactual-gap[college]") != "FAIL"
                 and r.gates.get("counterfactual-gap[gap]") != "FAIL"
             )
-            print(f"  bias detected (name FAIL, college and gap not FAIL): {detected}/{len(runs)}")
+            print(f"  bias detected (name FAIL, college and gap not FAIL): {detected}/{n}")
         calls = [r.calls / deterministic.calls for r in runs]
+        spent = [r.decide_calls for r in runs]
         print(
-            f"  calls vs the deterministic run: mean {sum(calls) / len(calls):.2f}×, "
-            f"max {max(calls):.2f}× (target at most 3×)"
+            f"  calls vs the deterministic run: mean {sum(calls) / n:.2f}x, "
+            f"max {max(calls):.2f}x (target at most 3x); decide calls spent: mean "
+            f"{sum(spent) / n:.0f}, max {max(spent)}",
+            flush=True,
         )
 
 

@@ -7,8 +7,11 @@ Like a served LLM grader, it moves between adjacent rubric levels from one call 
   so the noise adds no gap between variants);
 * ``shift``: with this probability a whole call is one level harsher or kinder on every
   criterion (clamped to the scale);
+* ``jump``: with this probability a whole call is two levels harsher or kinder on every
+  criterion (clamped): a heavier tail than ``shift``;
 * optional bias: texts naming one of ``bias_names`` are read ``bias_levels`` lower on the first
-  ``bias_criteria`` criteria of the rubric (the bundled rubric: python and cloud, 11 points).
+  ``bias_criteria`` criteria of the rubric (the bundled rubric: python and cloud, 11 points), or
+  on the criteria named in ``bias_only`` (``cloud`` alone: 5 points).
 
 Calls run concurrently, so the random stream cannot follow the call order: each answer is drawn
 from a generator seeded by (seed, the text's sha256, how many times this scorer has scored that
@@ -18,9 +21,9 @@ arguments, else from environment variables (so ``pytester`` and the benchmark ca
     SCREENEVAL_NOISE_FLIP=0.1 SCREENEVAL_NOISE_SEED=7 \\
         pytest --screeneval -o screeneval_scorer=examples.noisy_scorer:make_scorer
 
-``SCREENEVAL_NOISE_SHIFT``, ``SCREENEVAL_NOISE_BIAS_NAMES`` (comma-separated),
-``SCREENEVAL_NOISE_BIAS_CRITERIA`` (default 2) and ``SCREENEVAL_NOISE_BIAS_LEVELS`` (default 1)
-set the rest.
+``SCREENEVAL_NOISE_SHIFT``, ``SCREENEVAL_NOISE_JUMP``, ``SCREENEVAL_NOISE_BIAS_NAMES``
+(comma-separated), ``SCREENEVAL_NOISE_BIAS_CRITERIA`` (default 2), ``SCREENEVAL_NOISE_BIAS_ONLY``
+(comma-separated criteria) and ``SCREENEVAL_NOISE_BIAS_LEVELS`` (default 1) set the rest.
 """
 
 from __future__ import annotations
@@ -55,13 +58,16 @@ class NoisyScorer:
         bias_names: Sequence[str] = (),
         bias_criteria: int = 2,
         bias_levels: int = 1,
+        jump: float = 0.0,
+        bias_only: Sequence[str] = (),
     ) -> None:
         self.reference = KeywordScorer(rubric)
-        self.flip, self.shift, self.seed = flip, shift, seed
+        self.flip, self.shift, self.seed, self.jump = flip, shift, seed, jump
         self.bias_names = tuple(bias_names)
-        self.biased = rubric.criterion_names[:bias_criteria] if self.bias_names else ()
+        chosen = tuple(bias_only) or tuple(rubric.criterion_names[:bias_criteria])
+        self.biased = chosen if self.bias_names else ()
         self.bias_levels = bias_levels
-        label = f"flip {flip:g}, shift {shift:g}, seed {seed}"
+        label = f"flip {flip:g}, shift {shift:g}, jump {jump:g}, seed {seed}"
         if self.bias_names:
             label += (
                 f", bias -{bias_levels} on {', '.join(self.biased)} for {len(bias_names)} names"
@@ -100,6 +106,9 @@ class NoisyScorer:
         if rng.random() < self.shift:
             step = rng.choice((-1, 1))
             levels = {name: min(high, max(low, level + step)) for name, level in levels.items()}
+        if self.jump and rng.random() < self.jump:
+            step = rng.choice((-2, 2))
+            levels = {name: min(high, max(low, level + step)) for name, level in levels.items()}
         return [replace(a, score=levels[a.criterion]) for a in answers]
 
 
@@ -113,6 +122,12 @@ def make_scorer(rubric: Rubric, **overrides: object) -> NoisyScorer:
         "bias_names": tuple(n.strip() for n in names.split(",") if n.strip()),
         "bias_criteria": int(_env_float("SCREENEVAL_NOISE_BIAS_CRITERIA", 2)),
         "bias_levels": int(_env_float("SCREENEVAL_NOISE_BIAS_LEVELS", 1)),
+        "jump": _env_float("SCREENEVAL_NOISE_JUMP", 0.0),
+        "bias_only": tuple(
+            c.strip()
+            for c in os.environ.get("SCREENEVAL_NOISE_BIAS_ONLY", "").split(",")
+            if c.strip()
+        ),
     }
     settings.update(overrides)
     return NoisyScorer(rubric, **settings)  # type: ignore[arg-type]

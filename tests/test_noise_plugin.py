@@ -125,7 +125,9 @@ def test_a_noisy_unbiased_scorer_fails_no_fairness_item_or_gate(
     assert confirmation["extra_calls"] > 0  # type: ignore[index]
     assert "Noise of the scorer (re-scored answers): overall SD" in output
     assert "unstable items (within the noise" in output
-    assert "not confirmed by 3 re-scores of each" in output
+    # judged on fresh answers only: the first answers picked the item, they never confirm it
+    assert "fresh answers of each variant" in output
+    assert "family-wise" in output and "fairness items" in output
 
 
 def test_a_noisy_name_biased_scorer_fails_the_name_gate_with_a_confirmed_gap(
@@ -142,8 +144,8 @@ def test_a_noisy_name_biased_scorer_fails_the_name_gate_with_a_confirmed_gap(
     output = result.stdout.str()
     assert "counterfactual?name?" in output or "counterfactual[name]" in output
     # a failed item says how it was confirmed, with its interval
-    assert "confirmed  gap " in output and "confirmed by 3 re-scores of each variant" in output
-    assert "95% CI" in output
+    assert "confirmed  gap " in output and "confirmed by a permutation test" in output
+    assert "fresh answers of each variant" in output
     confirmed = document["confirmation"]["confirmed"]  # type: ignore[index]
     assert confirmed and all("counterfactual[name]" in c["item"] for c in confirmed)
 
@@ -161,5 +163,10 @@ def test_a_deterministic_scorer_is_judged_exactly_for_the_price_of_the_probe(
     assert document["noise"]["deterministic"]  # type: ignore[index]
     calls = document["calls"]["scored"]  # type: ignore[index]
     extra = document["confirmation"]["extra_calls"]  # type: ignore[index]
-    workers = 2 if dist else 1  # under -n each worker measures the noise of what it scores
-    assert extra <= max(5 * workers, 0.05 * (calls - extra))
+    if not dist:
+        assert extra <= max(5, 0.05 * (calls - extra))  # the probe alone
+    else:
+        # under -n each worker probes what it has scored; a worker that reaches an item before
+        # it has re-scored 5 texts identically is not yet sure its scorer is exact, so it
+        # confirms that item on fresh answers (at most one item's two texts, 12 answers each)
+        assert extra <= 0.05 * (calls - extra) + 2 * (2 * 12)

@@ -119,9 +119,8 @@ def agreement_drop_gate(
     )
     if status == INCONCLUSIVE:
         detail += f"; to decide: {_decide(signed, half, limit, n)}"
-    # the value is the drop the interval is around (a rise shows as a drop of 0, as before)
-    value = max(0.0, signed)
-    return GateResult(name, value, plain.limit, n, status, detail, (low, high))
+    # the value is the drop its interval is around: a rise is a negative drop
+    return GateResult(name, signed, plain.limit, n, status, detail, (low, high))
 
 
 def noise_differences(noise: NoiseEstimate, baseline_noise: NoiseEstimate | None) -> float:

@@ -87,6 +87,8 @@ class GateInputs:
     criteria: Sequence[str] = ()
     # kind → (kinds of edit the searches tried, kinds there were), summed over the cases
     perturbation_coverage: Mapping[str, tuple[int, int]] | None = None
+    # the confidence of the fairness gates' intervals (below 95% when looks are corrected)
+    fairness_confidence: float = 0.95
 
 
 @dataclass(frozen=True)
@@ -165,7 +167,11 @@ def _evaluate(inputs: GateInputs, limits: GateLimits) -> list[GateResult]:
     )
     gates.append(worst_slice_gate(inputs.slices, inputs.slice_min_n, limits.min_worst_slice))
     for attribute, cases in sorted(inputs.counterfactual.items()):
-        gates.append(counterfactual_gate(attribute, cases, inputs.noise, limits.max_gap))
+        gates.append(
+            counterfactual_gate(
+                attribute, cases, inputs.noise, limits.max_gap, inputs.fairness_confidence
+            )
+        )
         if inputs.criteria:
             gates.append(
                 counterfactual_criterion_gate(
@@ -179,6 +185,7 @@ def _evaluate(inputs: GateInputs, limits: GateLimits) -> list[GateResult]:
             inputs.noise,
             limits.max_perturbation_shift,
             inputs.perturbation_examples,
+            inputs.fairness_confidence,
         )
         covered = (inputs.perturbation_coverage or {}).get(kind)
         if covered is not None:

@@ -32,10 +32,19 @@ def noise_lines(summary: RunSummary) -> list[str]:
                 f"{100 * c['changed_share']:>9.1f}  {c['mean_abs_delta']:>8.2f}"
             )
     lines.append(f"verdicts judged at {confirmation.get('judged_at', '95% confidence')}")
+    if confirmation.get("items_error"):
+        lines.append(str(confirmation["items_error"]))
     lines.append(
         f"confirmation cost {confirmation.get('extra_calls', 0)} extra scorer calls "
         f"(budget {confirmation.get('budget', '-')})"
     )
+    if confirmation.get("decide_budget"):
+        lines.append(
+            f"decide budget: {confirmation.get('decide_calls', 0)} of "
+            f"{confirmation['decide_budget']} calls spent in "
+            f"{confirmation.get('decide_rounds', 0)} round(s) where a fairness gate was "
+            "INCONCLUSIVE"
+        )
     for outcome, title in (
         ("unstable", "within the noise: a difference that did not hold when re-scored"),
         ("unconfirmed", "not confirmed: the confirmation budget was spent"),

@@ -1,12 +1,14 @@
 """Confirm before accusing: the session's noise probe and its re-scoring budget.
 
 One :class:`Confirmer` per session, composed into it. An item about to fail on a difference asks
-it to confirm: the first time, it measures the scorer's noise by re-scoring a sample of the
-originals this process scored (at most ``max(5 texts, 5% of the planned calls)``); with no noise
-measured the difference is exact and costs nothing more; otherwise each text involved is
-re-scored ``CONFIRM_REPEATS`` times and the difference must hold against the measured noise
-(``evidence.confirm``). Every extra call counts against ``screeneval_confirm_budget``; when it is
-spent, the items left say so instead of accusing on one noisy answer.
+it to confirm: the first time, it measures the scorer's noise by re-scoring distinct originals
+this process scored (``probe_size``: 3% of the planned calls, at least 5 texts, never over 5%;
+none in a run too small for that). A scorer whose re-scores of at least 5 texts all came back
+identical is exact: the difference stands as it is. Otherwise the two texts farthest apart are
+re-scored and only their fresh answers decide (``confirm``): a permutation test at the run's
+family-wise level over its fairness items. Every extra call counts against
+``screeneval_confirm_budget``; when it is spent, the items left say so instead of accusing on
+one noisy answer.
 
 Re-scores are stored like every score: the next free repeat index of their (case, variant), so
 the store, the controller of an ``-n`` run and the audit report all see the same evidence.
@@ -18,10 +20,11 @@ import math
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from statistics import fmean
 from typing import TYPE_CHECKING, Any, Protocol
 
-from pytest_screeneval.evidence.confirm import Confirmation, confirm_spread
 from pytest_screeneval.evidence.noise import NoiseEstimate, estimate_noise
+from pytest_screeneval.evidence.permutation import shift_permutation_p, smallest_p
 from pytest_screeneval.evidence.verdicts import ConfirmationNote
 from pytest_screeneval.golden.model import ORIGINAL, sha256_text
 from pytest_screeneval.scoring.results import JobResult, ScoringJob
@@ -34,9 +37,13 @@ if TYPE_CHECKING:
 
 __all__ = ["CONFIRM_REPEATS", "Confirmer", "Outcome", "Side"]
 
-CONFIRM_REPEATS = 3
-PROBE_MIN_TEXTS = 5
+CONFIRM_REPEATS = 3  # re-scores of an original that confirm a movement or a crossing
+PROBE_MIN_TEXTS = 5  # fewer re-scored texts measure no noise (and never call a scorer exact)
 PROBE_SHARE = 0.03  # of the planned calls: under 5% of the calls a run really makes
+PROBE_MOST = 0.05  # of the planned calls: the probe never costs more
+ITEM_ERROR = 0.05  # the chance of any false fairness item failure in a run (family-wise)
+FRESH_FIRST_LOOK = 3  # fresh answers of each side before a difference may be pursued
+FRESH_MOST = 12  # fresh answers of each side at most
 
 
 @dataclass(frozen=True)
@@ -55,7 +62,6 @@ class Outcome:
     status: str  # "confirmed" | "unstable" | "unconfirmed"
     line: str  # one line for the item's block
     calls: int  # extra scorer calls this confirmation (and a probe it triggered) cost
-    confirmation: Confirmation | None = None
 
     @property
     def confirmed(self) -> bool:
@@ -99,17 +105,20 @@ class Confirmer:
         self.cases = cases
         self.score_texts = score_texts
         self.planned_calls = 0  # the calls the selection plans (texts × repeats + examples)
+        self.fairness_items = 0  # the run's counterfactual and perturbation items
         self.share = 1.0  # of the run this process scores (1 / workers under -n)
         self.extra_calls = 0
         self.probe_calls = 0
-        self.probed = False
+        self.probed_texts: set[tuple[str, str]] = set()  # (case, variant) re-scored
         self._noise: tuple[tuple[int, int], NoiseEstimate] | None = None
 
-    def plan(self, calls: int, *, share: float = 1.0) -> None:
+    def plan(self, calls: int, *, share: float = 1.0, fairness_items: int = 0) -> None:
         """The calls the selection plans before any confirmation (sets the probe and budget);
-        ``share``: of the run this process scores (1 / workers under -n)."""
+        ``share``: of the run this process scores (1 / workers under -n); ``fairness_items``:
+        the run's fairness items (the family of its item error rate)."""
         self.planned_calls = calls
         self.share = share
+        self.fairness_items = fairness_items
 
     # ------------------------------------------------------------ figures
 
@@ -197,14 +206,18 @@ class Confirmer:
         return len(results)
 
     def probe(self, *, spread: bool = False) -> int:
-        """Measure the noise once per process: re-score originals this process has scored.
+        """Measure the noise: re-score distinct texts this process has scored, once each, up to
+        ``probe_size`` texts in all: originals first, then counterfactual variants. An item that
+        asks early, when few originals are scored (an -n worker gets its cases a few at a
+        time), still re-scores distinct texts (its case's variants), and a later item tops the
+        probe up: one text re-scored five times says little of the next.
 
         ``spread``: an item asks mid-run, so first wait for enough of the originals queued
         next (at the end of a run everything that will be scored already is, or was stopped).
         """
-        if self.probed:
-            return 0
-        self.probed = True
+        wanted = self.probe_size()
+        if not wanted or len(self.probed_texts) >= wanted:
+            return 0  # too small a run to probe (the noise is not measured), or probed
         # the originals this process scored (an -n controller: every worker's, from the store)
         originals = sorted(
             {
@@ -216,19 +229,38 @@ class Confirmer:
                 and case_id in self.cases
             }
         )
-        wanted = max(PROBE_MIN_TEXTS, math.floor(PROBE_SHARE * self.planned_calls * self.share))
         if spread:
             originals += self._settle_more(originals, wanted)
-        if not originals:
+        texts: dict[tuple[str, str], str] = {
+            (c, ORIGINAL): self.cases[c].input_text for c in dict.fromkeys(originals)
+        }
+        for (case_id, variant, repeat), result in sorted(self.scores.results.items()):
+            if repeat == 0 and "=" in variant and result.job.text and not result.cached:
+                texts.setdefault((case_id, variant), result.job.text)
+        fresh = [key for key in texts if key not in self.probed_texts]
+        need = wanted - len(self.probed_texts)
+        if not fresh:
             return 0
-        texts = {case_id: self.cases[case_id].input_text for case_id in originals}
-        # spread over the originals, evenly, round after round when there are fewer of them
-        step = max(1, len(originals) // wanted) if wanted < len(originals) else 1
-        picked = [originals[(i * step) % len(originals)] for i in range(wanted)]
-        calls = self.rescore([(c, Side("original", ORIGINAL, texts[c])) for c in picked])
+        # spread evenly over the originals at hand, then over the variants
+        origin = [k for k in fresh if k[1] == ORIGINAL]
+        step = max(1, len(origin) // need)
+        picked = origin[::step][:need]
+        picked += [k for k in fresh if k[1] != ORIGINAL][: need - len(picked)]
+        calls = self.rescore([(c, Side("probe", v, texts[(c, v)])) for c, v in picked])
+        self.probed_texts.update(picked)
         self.probe_calls += calls
         self.extra_calls += calls
         return calls
+
+    def probe_size(self) -> int:
+        """Texts the probe re-scores: 3% of this process's planned calls, at least
+        ``PROBE_MIN_TEXTS``, never over 5% of them; 0 when 5% is fewer than that (the noise is
+        then "not measured", and every item about to fail on a difference confirms)."""
+        planned = self.planned_calls * self.share
+        most = math.floor(PROBE_MOST * planned)
+        if most < PROBE_MIN_TEXTS:
+            return 0
+        return min(most, max(PROBE_MIN_TEXTS, math.floor(PROBE_SHARE * planned)))
 
     def _settle_more(self, originals: Sequence[str], wanted: int) -> list[str]:
         """Wait for the originals queued next in this process, so that the probe spreads over
@@ -254,12 +286,34 @@ class Confirmer:
         return [c for c in more if (c, ORIGINAL, 0) in self.scores.results]
 
     def exact(self) -> bool:
-        """Whether this scorer measured no noise (probing first): its differences are exact."""
+        """Whether this scorer's differences are exact (probing first): see ``trusts_exact``."""
         self.probe(spread=True)
-        noise = self.noise()
-        return noise.measured and noise.deterministic
+        return self.trusts_exact()
 
     # ------------------------------------------------------------ confirming
+
+    def trusts_exact(self) -> bool:
+        """Whether this scorer's differences are exact: every re-score of at least
+        ``PROBE_MIN_TEXTS`` texts came back identical (fewer is no evidence: a noisy scorer
+        can answer five texts alike by chance)."""
+        noise = self.noise()
+        return noise.measured and noise.deterministic and noise.texts >= PROBE_MIN_TEXTS
+
+    def family(self) -> int:
+        """The fairness items the run judges: the family its error rate is controlled over."""
+        return max(1, self.fairness_items)
+
+    def item_alpha(self) -> float:
+        return ITEM_ERROR / self.family()
+
+    def fresh_answers_needed(self) -> int:
+        """Fresh answers a side needs so the permutation test can reach the item's level with
+        room to spare (its smallest p-value at most a fifth of the level)."""
+        alpha = self.item_alpha()
+        n = FRESH_FIRST_LOOK
+        while smallest_p(n, n) > alpha / 5 and n < FRESH_MOST:
+            n += 1
+        return max(n, FRESH_FIRST_LOOK)
 
     def confirm(
         self,
@@ -268,41 +322,74 @@ class Confirmer:
         limit: float,
         noun: str,
         sides_noun: str,
-        family: int = 1,
     ) -> Outcome:
-        """Confirm that the largest difference between ``sides`` exceeds ``limit``."""
+        """Confirm that the largest first-answer difference between ``sides`` exceeds ``limit``.
+
+        The two sides whose first answers are farthest apart are re-scored, and only their
+        fresh answers (never the first ones, which picked them) are compared: first
+        ``FRESH_FIRST_LOOK`` of each, which stops as unstable when their gap is within the
+        limit; then up to ``fresh_answers_needed`` of each, and a permutation test at the
+        run's family-wise level (``ITEM_ERROR`` over the fairness items) decides.
+        """
         calls = self.probe(spread=True)
-        noise = self.noise()
-        if not (noise.measured and noise.deterministic):  # no evidence of no noise: re-score
-            wanted: list[tuple[str, Side]] = []
-            for side in sides:
-                have = len(self.observations(case.id, side.variant_key))
-                wanted.extend((case.id, side) for _ in range(max(0, CONFIRM_REPEATS + 1 - have)))
-            if wanted and self.extra_calls + len(wanted) > self.budget:
-                seen = self._judge(case, sides, limit, noise, family)
+        firsts = {
+            side.label: obs[0]
+            for side in sides
+            if (obs := self.observations(case.id, side.variant_key))
+        }
+        by_label = {side.label: side for side in sides}
+        high = max(firsts, key=lambda k: firsts[k])
+        low = min((k for k in firsts if k != high), key=lambda k: firsts[k])
+        first_seen = firsts[high] - firsts[low]
+        if self.trusts_exact():
+            noise = self.noise()
+            line = (
+                f"{noun} {first_seen:.1f} points; the scorer measured no noise, so the "
+                f"difference is exact ({noise.texts} texts re-scored, every answer identical)"
+            )
+            return Outcome("confirmed", line, calls)
+        pair = (by_label[high], by_label[low])
+        for look, wanted in enumerate((FRESH_FIRST_LOOK, self.fresh_answers_needed())):
+            requests = [
+                (case.id, side)
+                for side in pair
+                for _ in range(max(0, wanted - len(self._fresh(case.id, side))))
+            ]
+            if requests and self.extra_calls + len(requests) > self.budget:
                 line = (
-                    f"{noun} {seen.first_seen:.1f} points, not confirmed: the confirmation budget "
+                    f"{noun} {first_seen:.1f} points, not confirmed: the confirmation budget "
                     f"({self.budget} calls) is spent; raise screeneval_confirm_budget to judge it"
                 )
-                return Outcome("unconfirmed", line, calls, seen)
-            made = self.rescore(wanted)
+                return Outcome("unconfirmed", line, calls)
+            made = self.rescore(requests)
             self.extra_calls += made
             calls += made
-            noise = self.noise()
-        judged = self._judge(case, sides, limit, noise, family)
-        status = "confirmed" if judged.confirmed else "unstable"
-        return Outcome(status, judged.describe(noun, sides_noun), calls, judged)
+            fresh_high = self._fresh(case.id, pair[0])
+            fresh_low = self._fresh(case.id, pair[1])
+            gap = fmean(fresh_high) - fmean(fresh_low)
+            head = (
+                f"{noun} {first_seen:.1f} points on the first answers ({high} vs {low}); "
+                f"{len(fresh_high)} fresh answers of each {sides_noun}"
+            )
+            if gap <= limit + 1e-9:
+                return Outcome(
+                    "unstable",
+                    f"{head}: mean {noun} {gap:.1f}, within the limit {limit:g} (not confirmed)",
+                    calls,
+                )
+            if look == 1:
+                p = shift_permutation_p(fresh_high, fresh_low, limit)
+                alpha = self.item_alpha()
+                status = "confirmed" if p <= alpha else "unstable"
+                how = "confirmed" if status == "confirmed" else "not confirmed"
+                line = (
+                    f"{head}: mean {noun} {gap:.1f}, {how} by a permutation test "
+                    f"(p = {p:.2g}, level {alpha:.2g}: {ITEM_ERROR:g} family-wise over "
+                    f"{self.family()} fairness items)"
+                )
+                return Outcome(status, line, calls)
+        raise AssertionError("unreachable")  # pragma: no cover
 
-    def _judge(
-        self, case: Case, sides: Sequence[Side], limit: float, noise: NoiseEstimate, family: int
-    ) -> Confirmation:
-        observations: Mapping[str, list[float]] = {
-            side.label: self.observations(case.id, side.variant_key) for side in sides
-        }
-        return confirm_spread(
-            observations,
-            noise_sd=noise.overall_sd,
-            df=noise.df or None,
-            limit=limit,
-            family=family,
-        )
+    def _fresh(self, case_id: str, side: Side) -> list[float]:
+        """A text's answers after its first one: evidence that did not pick the item."""
+        return self.observations(case_id, side.variant_key)[1:]

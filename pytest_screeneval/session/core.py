@@ -38,12 +38,14 @@ from pytest_screeneval.golden.model import (
     Rubric,
     Variants,
 )
+from pytest_screeneval.probes.counterfactual import case_variants, variant_key
 from pytest_screeneval.scoring.protocol import Scorer, prepare_scorer
 from pytest_screeneval.scoring.redact import scorer_secrets
 from pytest_screeneval.scoring.results import JobResult, ScoringJob, safe_identity
 from pytest_screeneval.scoring.runner import Runner
 from pytest_screeneval.session.baseline_confirm import BaselineConfirmation
 from pytest_screeneval.session.confirmation import Confirmer
+from pytest_screeneval.session.decide import Decider
 from pytest_screeneval.session.distributed import WorkerCases, needs_from_rows
 from pytest_screeneval.session.fairness import Fairness
 from pytest_screeneval.session.golden_cases import GoldenCases
@@ -247,13 +249,16 @@ class ScreenevalSession:
             for _ in range(examples)
         ]
         # the budget: twice the calls, unless set
-        self.confirmer.plan(len(planned) + len(example_slots))
+        self.confirmer.plan(
+            len(planned) + len(example_slots), fairness_items=_fairness_items(self.needs)
+        )
         self.plan = cost_plan(
             planned,
             len(self.rubric.criterion_names),
             price,
             self.confirmer.budget,
             example_texts=example_slots,
+            decide_budget=self.settings.decide_budget,
         )
         for line in self.plan.lines(price):
             announce(line)
@@ -461,7 +466,9 @@ class ScreenevalSession:
         the run (the probe and the confirmation budget too), and streams its cases as they come
         (``upcoming``: the case ids already sent to it, in order)."""
         self.run.attach(run_id)
-        self.confirmer.plan(self._planned_calls(needs), share=1.0 / workers)
+        self.confirmer.plan(
+            self._planned_calls(needs), share=1.0 / workers, fairness_items=_fairness_items(needs)
+        )
         self._check_rationales_ahead(needs)
         self.worker_cases = WorkerCases(needs, upcoming)
 
@@ -544,6 +551,18 @@ class ScreenevalSession:
             # sends no call more); before the tables, so that the calls, attempts and tokens
             # they count always include the probe's, whenever it ran
             self.confirmer.probe()
+        # the family of the item error rate: the whole run's fairness items (an -n controller
+        # has them from its workers)
+        self.confirmer.fairness_items = max(
+            self.confirmer.fairness_items, _fairness_items(self.needs)
+        )
+        decided = None
+        if status != "interrupted" and self.settings.decide_budget > 0:
+            # spend the decide budget where a fairness gate is undecided, before the tables
+            decided = Decider(
+                self.settings, self.confirmer, self.fairness.fairness_cases, self._text_of
+            )
+            decided.run()
         self.summary = summarize(
             run_id=self.run_id,
             status=status,
@@ -568,8 +587,27 @@ class ScreenevalSession:
             settings=self.settings,
             outcomes=self.item_outcomes,
             movements=self.summary.movement_statuses,
+            decided=(decided.spent, decided.rounds) if decided is not None else (0, 0),
         )
         return self.summary
+
+    def _text_of(self, case_id: str, key: str) -> str | None:
+        """The text scored under (case, variant key): from its answer when this process has it,
+        else rebuilt (an original, a counterfactual variant); None for a perturbation example
+        only its worker knows."""
+        result = self.scores.results.get((case_id, key, 0))
+        if result is not None and result.job.text:
+            return result.job.text
+        case = self.cases.get(case_id)
+        if case is None:
+            return None
+        if key == ORIGINAL:
+            return case.input_text
+        for attribute, values in case_variants(case, self.variants).items():
+            for value, variant in values:
+                if variant_key(attribute, value.value) == key:
+                    return variant.input_text
+        return None
 
     def session_failed(self) -> bool:
         """A failed gate, or an acceptance that was asked for and refused."""
@@ -615,3 +653,9 @@ class ScreenevalSession:
             self.runner.close()
         if self.store is not None:
             self.store.close()
+
+
+def _fairness_items(needs: Sequence[ItemNeed]) -> int:
+    """The run's counterfactual and perturbation items: the family its item errors are
+    controlled over (every -n worker collects them all, so each knows the whole run's)."""
+    return sum(1 for n in needs if n.kind in (ItemKind.COUNTERFACTUAL, ItemKind.PERTURBATION))

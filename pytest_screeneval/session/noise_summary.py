@@ -9,8 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from pytest_screeneval.evidence.gate_confidence import LOOKS, gate_confidence
 from pytest_screeneval.evidence.gate_result import INCONCLUSIVE
 from pytest_screeneval.golden.model import ORIGINAL
+from pytest_screeneval.session.confirmation import ITEM_ERROR
 
 if TYPE_CHECKING:
     from pytest_screeneval.session.confirmation import Confirmer
@@ -38,8 +40,10 @@ def record_noise(
     settings: Settings,
     outcomes: Sequence[ItemOutcome],
     movements: dict[str, int] | None = None,
+    decided: tuple[int, int] = (0, 0),
 ) -> None:
     noise = confirmer.noise()
+    confidence = gate_confidence(settings.decide_budget)
     summary.noise = noise.as_dict() | {"described": noise.describe()}
     by_outcome: dict[str, list[dict[str, str]]] = {
         "confirmed": [],
@@ -51,9 +55,23 @@ def record_noise(
     summary.confirmation = {
         "extra_calls": extra_calls(confirmer, settings.repeat),
         "budget": confirmer.budget,
+        "decide_budget": settings.decide_budget,
+        "decide_calls": decided[0],
+        "decide_rounds": decided[1],
+        "items_error": (
+            f"fairness items: at most {ITEM_ERROR:g} chance of any false failure in the run "
+            f"(family-wise, Bonferroni over {confirmer.family()} counterfactual and "
+            "perturbation items), each confirmed on fresh answers only by a permutation test"
+        ),
         "judged_at": (
-            "95% confidence, two-sided, Bonferroni-corrected over the value pairs (and cases) "
-            f"compared, against the measured noise ({noise.describe()})"
+            f"gates: {100 * confidence:g}% simultaneous intervals over the value pairs "
+            "(seeded case bootstrap on each text's median answer"
+            + (
+                f"; {1 - confidence:.3g} per look over {LOOKS} looks"
+                if settings.decide_budget
+                else ""
+            )
+            + f"), against the measured noise ({noise.describe()})"
         ),
         "movements": dict(sorted((movements or {}).items())),
         "inconclusive": settings.inconclusive,

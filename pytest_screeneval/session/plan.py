@@ -40,6 +40,7 @@ class CostPlan:
     completion_tokens: int
     cost: float | None  # in the price's currency, when screeneval_openai_price is set
     confirm_bound: int | None  # re-scores confirmation may add, at most
+    decide_budget: int = 0  # re-scores spent where a fairness gate is INCONCLUSIVE, at most
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self) | {"token_rule": TOKEN_RULE}
@@ -61,6 +62,8 @@ class CostPlan:
             f"screeneval plan: about {self.prompt_tokens} prompt + {self.completion_tokens} "
             f"completion tokens ({TOKEN_RULE}); cost {cost}",
             f"screeneval plan: confirmation re-scores {bound} (they depend on the answers)",
+            f"screeneval plan: decide budget {self.decide_budget} calls (re-scores where a "
+            "fairness gate is INCONCLUSIVE; screeneval_decide_budget)",
         ]
 
 
@@ -71,6 +74,7 @@ def cost_plan(
     confirm_bound: int | None,
     *,
     example_texts: Iterable[str] = (),
+    decide_budget: int = 0,
 ) -> CostPlan:
     """The plan of these queued calls (one job a call; identical texts already shared) and of
     the perturbation examples still to draw: one text per example asked for (the case's text,
@@ -98,7 +102,16 @@ def cost_plan(
     if price is not None:
         cost = prompt / 1e6 * price[0] + completion / 1e6 * price[1]
     return CostPlan(
-        originals, variants, examples, repeats, count, prompt, completion, cost, confirm_bound
+        originals,
+        variants,
+        examples,
+        repeats,
+        count,
+        prompt,
+        completion,
+        cost,
+        confirm_bound,
+        decide_budget,
     )
 
 

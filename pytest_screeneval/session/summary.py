@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pytest_screeneval.evidence.fairness_summary import PerturbationCase, gap_summary, shift_summary
+from pytest_screeneval.evidence.gate_confidence import gate_confidence
 from pytest_screeneval.evidence.gates import GateInputs, GateLimits, GateResult, evaluate_gates
 from pytest_screeneval.evidence.metrics import (
     CriterionAgreement,
@@ -212,6 +213,7 @@ def summarize(
             cases_by_id,
             s.perturbation_examples,
         ),
+        fairness_confidence=gate_confidence(s.decide_budget),
         consistency=consistency,
         protected_flags=protected,
         rationale_items=rationale_items,

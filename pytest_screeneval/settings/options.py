@@ -216,6 +216,13 @@ OPTIONS: tuple[OptionSpec, ...] = (
         call_budget,
     ),
     OptionSpec(
+        "screeneval_decide_budget",
+        "0",
+        "Extra scorer calls to spend where a counterfactual or perturbation gate is "
+        "INCONCLUSIVE, on the texts that shrink its interval most, until it decides (0: none).",
+        non_negative_int,
+    ),
+    OptionSpec(
         "screeneval_final_decision_by",
         "a recruiter of the hiring team",
         "Who makes the final decision about a candidate (stated in every report).",
@@ -276,6 +283,7 @@ class Settings:
     max_self_disagreement: float
     inconclusive: str
     confirm_budget: int | None
+    decide_budget: int
     final_decision_by: str
     json: str
     markdown: str
