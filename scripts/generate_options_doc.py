@@ -21,11 +21,15 @@ from pathlib import Path
 
 from _pytest.config.argparsing import Parser
 
-from pytest_screeneval.plugin import hooks
-from pytest_screeneval.scoring.openai.options import OPTIONS as OPENAI_OPTIONS
-from pytest_screeneval.settings.options import OPTIONS, OptionSpec
+# this checkout's package, whatever else the environment has installed
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
-DOC = Path(__file__).resolve().parent.parent / "docs" / "options.md"
+from pytest_screeneval.plugin import hooks  # noqa: E402
+from pytest_screeneval.scoring.openai.options import OPTIONS as OPENAI_OPTIONS  # noqa: E402
+from pytest_screeneval.settings.options import OPTIONS, OptionSpec  # noqa: E402
+
+DOC = ROOT / "docs" / "options.md"
 
 HEADER = """\
 # Options
