@@ -28,10 +28,6 @@ class Completeness:
         self.finished: set[str] = set()
         self.crashed: list[str] = []
         self.write_errors: list[str] = []
-        # set when the run closes: what the terminal summary and the artefacts report
-        self.missing_now: str | None = None
-        self.close_error: str | None = None  # a store error while the run closed, one sentence
-        self.chain_head: Any = None  # the store's ChainHead after the run (and its acceptance)
 
     @pytest.hookimpl
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:

@@ -7,8 +7,6 @@ imports (SQLAlchemy, openai) happen only when ``--screeneval`` is on.
 
 from __future__ import annotations
 
-import contextlib
-from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,11 +30,11 @@ from pytest_screeneval.plugin.xdist import (
     send_to_controller,
     upcoming_cases,
 )
-from pytest_screeneval.session.acceptance import verdict_document
-from pytest_screeneval.session.plan import parse_price
+from pytest_screeneval.settings.controls import CONTROLS, ControlSpec, controls_from
 from pytest_screeneval.settings.options import OPTIONS, OptionSpec, SettingError, settings_from
 
 if TYPE_CHECKING:
+    from pytest_screeneval.session.closing import RunEnd
     from pytest_screeneval.session.core import ScreenevalSession
     from pytest_screeneval.session.summary import RunSummary
 
@@ -45,6 +43,8 @@ __all__ = ["SESSION_KEY"]
 PROGRESS_KEY = pytest.StashKey["Progress"]()
 COMPLETENESS_KEY = pytest.StashKey[Completeness]()
 TALLY_KEY = pytest.StashKey[ItemTally]()
+RUN_END_KEY = pytest.StashKey["RunEnd"]()  # how the run closed: what the terminal summary shows
+GOLDEN_ONLY_KEY = pytest.StashKey[bool]()  # no paths given: only the golden set is collected
 
 
 def _extra_options() -> tuple[OptionSpec, ...]:
@@ -62,63 +62,16 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("screeneval", "screeneval: regression tests for AI resume screeners")
-    group.addoption(
-        "--screeneval",
-        action="store_true",
-        default=False,
-        help="Score the golden set, record a run, assert and gate.",
-    )
-    group.addoption(
-        "--screeneval-accept",
-        action="store_true",
-        default=False,
-        help="Make this run the baseline when it completes with every gate passing.",
-    )
-    group.addoption(
-        "--screeneval-accepted-by",
-        metavar="NAME",
-        default=None,
-        help="Who accepts the run (required with --screeneval-accept).",
-    )
-    group.addoption(
-        "--screeneval-accept-note",
-        metavar="TEXT",
-        default="",
-        help="A note recorded with the acceptance.",
-    )
-    group.addoption(
-        "--screeneval-force-accept",
-        action="store_true",
-        default=False,
-        help="Accept despite failed gates or unreviewed crossings (needs a note).",
-    )
-    group.addoption(
-        "--screeneval-reuse",
-        action="store_true",
-        default=False,
-        help="Reuse scores of the latest complete run with the same scorer identity "
-        "and input instead of calling the scorer.",
-    )
-    group.addoption(
-        "--screeneval-notes", metavar="TEXT", default="", help="Notes stored on the run row."
-    )
-    group.addoption(
-        "--screeneval-plan",
-        action="store_true",
-        default=False,
-        help="Print the cost plan (texts, calls, tokens, cost) and exit without calling the "
-        "scorer or opening a run.",
-    )
-    parser.addini(
-        "screeneval_max_calls",
-        "Refuse to start a run whose plan makes more scorer calls than this (empty: no limit).",
-        default="",
-    )
-    parser.addini(
-        "screeneval_openai_price",
-        "INPUT,OUTPUT price per million tokens, for the cost plan's estimate (e.g. 2.5,10).",
-        default="",
-    )
+    for control in CONTROLS:  # what this invocation asks for (settings/controls.py)
+        if control.kind == "ini" or control.flag is None:
+            parser.addini(control.name, control.help, default=control.default)
+        elif control.kind == "switch":
+            group.addoption(control.flag, action="store_true", default=False, help=control.help)
+        else:
+            group.addoption(
+                control.flag, metavar=control.metavar, default=control.default, help=control.help
+            )
+    # the settings a run is judged by (settings/options.py, and the openai scorer's own)
     for spec in _all_specs().values():
         parser.addini(spec.name, spec.help, default=spec.default)
         if not spec.flag:
@@ -163,6 +116,15 @@ def _option_getter(config: pytest.Config) -> Callable[[OptionSpec | str], object
     return get
 
 
+def _control_getter(config: pytest.Config) -> Callable[[ControlSpec], object]:
+    def get(control: ControlSpec) -> object:
+        if control.kind == "ini":
+            return config.getini(control.name)
+        return config.getoption(control.name)
+
+    return get
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     """`pytest --screeneval` with no paths loads the golden set's conftests, not the test suite's.
@@ -190,25 +152,10 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     try:
         settings = settings_from(_option_getter(config))
-    except SettingError as exc:
+        # a contradictory combination is refused now, not after the whole run has been scored
+        controls = controls_from(_control_getter(config), repeat=settings.repeat)
+    except (SettingError, ScreenevalError) as exc:
         raise pytest.UsageError(terminal_safe(str(exc))) from None
-    accepted_by = config.getoption("screeneval_accepted_by")
-    if config.getoption("screeneval_accept") and not (accepted_by or "").strip():
-        # refused now, not after the whole run has been scored
-        raise pytest.UsageError(
-            "--screeneval-accept needs --screeneval-accepted-by NAME (a name, not blank)."
-        )
-    if config.getoption("screeneval_force_accept") and not config.getoption(
-        "screeneval_accept_note"
-    ):
-        raise pytest.UsageError(
-            "--screeneval-force-accept needs --screeneval-accept-note TEXT saying why."
-        )
-    if config.getoption("screeneval_reuse") and settings.repeat > 1:
-        raise pytest.UsageError(
-            "--screeneval-reuse cannot be combined with --screeneval-repeat: "
-            "reused scores would measure nothing about self-consistency."
-        )
 
     from pytest_screeneval.session.core import ScreenevalSession
 
@@ -219,8 +166,7 @@ def pytest_configure(config: pytest.Config) -> None:
         settings,
         config.rootpath,
         scorer_override=scorer_from_hook,
-        reuse=config.getoption("screeneval_reuse"),
-        notes=config.getoption("screeneval_notes"),
+        controls=controls,
         option_getter=_option_getter(config),
     )
     try:
@@ -233,7 +179,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[SESSION_KEY] = session
     from pytest_screeneval.plugin.outcomes import OutcomeCollector
 
-    config.pluginmanager.register(OutcomeCollector(session.item_outcomes), "screeneval-outcomes")
+    config.pluginmanager.register(
+        OutcomeCollector(session.note_item_outcome), "screeneval-outcomes"
+    )
     if not is_worker(config):
         # the process that owns the run counts which selected items ran (complete or partial)
         completeness = Completeness(distributed=is_controller(config))
@@ -259,7 +207,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.args_source != pytest.Config.ArgsSource.ARGS:
         # `pytest --screeneval` with no paths runs the golden set, not the project's unit tests.
         config.args = [str(session.cases_dir if settings.source == "yaml" else config.rootpath)]
-        session.golden_only = True
+        config.stash[GOLDEN_ONLY_KEY] = True
 
 
 @pytest.hookimpl(wrapper=True)
@@ -286,7 +234,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
     session = session_of(config)
-    if session is None or not session.golden_only:
+    if session is None or not config.stash.get(GOLDEN_ONLY_KEY, False):
         return None
     if session.settings.source == "db":
         return collection_path != config.rootpath
@@ -345,152 +293,84 @@ def pytest_runtestloop(session: pytest.Session) -> Iterator[None]:
     try:
         # queues every text in item order, prints the plan, lets the calls go and returns:
         # items run as their case is scored
-        config = session.config
         screeneval.start(
             [item.need for item in items],
-            _selection(config),
+            _selection(session.config),
             progress,
             announce=progress.announce,
-            plan_only=config.getoption("screeneval_plan"),
-            max_calls=_max_calls(config),
-            price=parse_price(str(config.getini("screeneval_openai_price"))),
         )
-        if config.getoption("screeneval_plan"):
+        if screeneval.controls.plan_only:
             del session.items[:]  # the plan only: no item runs, no run is opened
     except ScreenevalError as exc:
-        screeneval.start_error = str(exc)
-        _close_interrupted(screeneval)
+        screeneval.close_interrupted()
         raise pytest.UsageError(terminal_safe(str(exc))) from None
     except BaseException:
-        _close_interrupted(screeneval)
+        screeneval.close_interrupted()
         raise
     session.config.add_cleanup(gc_policy.widen_young_passes())
     try:
         outcome = yield
     except BaseException:
-        _stop_on_runner_error(screeneval)
+        _stop_on_scorer_failure(screeneval)
         raise
-    _stop_on_runner_error(screeneval)
+    _stop_on_scorer_failure(screeneval)
     return outcome
 
 
-def _max_calls(config: pytest.Config) -> int | None:
-    value = str(config.getini("screeneval_max_calls") or "").strip()
-    if not value:
-        return None
-    if not value.isdigit():
-        raise ScreenevalError(f"screeneval_max_calls = {value!r} is not a whole number of calls.")
-    return int(value)
-
-
-def _stop_on_runner_error(screeneval: ScreenevalSession) -> None:
-    """A scorer that cannot work, or an async scorer blocking the loop, stops the run: the run
-    is closed interrupted and pytest exits with that one sentence."""
-    fatal = screeneval.runner_error()
-    if fatal is None:
-        return
-    screeneval.start_error = fatal
-    with contextlib.suppress(ScreenevalError):
-        screeneval.drain(stopped=True)
-    _close_interrupted(screeneval)
-    raise pytest.UsageError(terminal_safe(fatal)) from None
-
-
-def _close_interrupted(screeneval: ScreenevalSession) -> None:
-    """Mark the run interrupted if the store still answers; if it does not (full, locked), the
-    run stays 'running' and the next session marks it interrupted, its rows kept."""
-    with contextlib.suppress(ScreenevalError):
-        screeneval.finish("interrupted")
+def _stop_on_scorer_failure(screeneval: ScreenevalSession) -> None:
+    """A scorer that cannot work, or an async scorer blocking the loop, stops the run: the
+    session closes it interrupted and pytest exits with that one sentence."""
+    fatal = screeneval.stop_on_scorer_failure()
+    if fatal is not None:
+        raise pytest.UsageError(terminal_safe(fatal)) from None
 
 
 @pytest.hookimpl(tryfirst=True)  # before junitxml writes its report
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    screeneval = session_of(session.config)
-    if screeneval is None or screeneval.run_id is None or screeneval.start_error:
+    config = session.config
+    screeneval = session_of(config)
+    if screeneval is None or not screeneval.has_open_run:
         return
+    interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
     # session gates wait for every queued text; after -x, --maxfail or Ctrl-C, scoring what
     # will not run is cancelled and only what was answered is kept
-    stopped = bool(session.shouldfail or session.shouldstop)
-    with contextlib.suppress(ScreenevalError):
-        screeneval.drain(stopped=stopped or exitstatus == pytest.ExitCode.INTERRUPTED)
-    progress = session.config.stash.get(PROGRESS_KEY, None)
+    screeneval.stop_scoring(stopped=bool(session.shouldfail or session.shouldstop) or interrupted)
+    progress = config.stash.get(PROGRESS_KEY, None)
     if progress is not None:
         progress.done(screeneval)
-    if is_worker(session.config):
-        send_to_controller(session.config, screeneval.worker_output())
+    if is_worker(config):
+        send_to_controller(config, screeneval.worker_output())
         return
-    if is_controller(session.config):
-        screeneval.load_results_from_store()
-    config = session.config
     completeness = config.stash[COMPLETENESS_KEY]
-    try:
-        screeneval.flush(force=True)
-    except ScreenevalError as exc:
-        completeness.close_error = str(exc)
+    if not screeneval.store_last_rows(rebuild=is_controller(config)):
         completeness.write_errors.append("the last score rows could not be stored")
-    missing = completeness.missing_now = completeness.missing(session)
     # complete only when every selected item ran and every row it produced is stored
-    status = (
-        "interrupted"
-        if exitstatus == pytest.ExitCode.INTERRUPTED
-        else ("partial" if missing else "complete")
+    end = screeneval.conclude(
+        interrupted=interrupted,
+        missing=completeness.missing(session),
+        items=config.stash[TALLY_KEY].document(),
     )
-    kinds = dict(Counter(need.kind for need in screeneval.needs))
-    try:
-        summary = screeneval.summarize(kinds, status)
-    except ScreenevalError as exc:  # the summary's own re-scoring could not be stored
-        completeness.close_error = str(exc)
+    config.stash[RUN_END_KEY] = end
+    if end.summary is None:  # the summary's own re-scoring could not be stored
         session.exitstatus = pytest.ExitCode.USAGE_ERROR
         return
-    if completeness.close_error is None:
-        try:
-            items = config.stash[TALLY_KEY].document()
-            verdict = verdict_document(summary.gates, summary.crossings, missing, items)
-            screeneval.finish(status, verdict)
-            completeness.chain_head = _chain_head(screeneval)
-        except ScreenevalError as exc:
-            completeness.close_error = str(exc)
-    if completeness.close_error is not None:
-        # the summary is still printed; the run stays 'running' until the next session marks
-        # it interrupted, its stored rows kept
-        session.exitstatus = pytest.ExitCode.USAGE_ERROR
-    elif config.getoption("screeneval_accept"):
-        screeneval.accept_run(
-            by=config.getoption("screeneval_accepted_by"),
-            note=config.getoption("screeneval_accept_note"),
-            force=config.getoption("screeneval_force_accept"),
-        )
-        with contextlib.suppress(ScreenevalError):
-            completeness.chain_head = _chain_head(screeneval)
     if screeneval.settings.json:
         from pytest_screeneval.report.json import write_json
 
-        head = completeness.chain_head
-        write_json(
-            summary,
-            Path(screeneval.settings.json),
-            screeneval,
-            {
-                "missing": completeness.missing_now,
-                "store_error": completeness.close_error,
-                # an anchor outside the database: `screeneval verify --expect-head SEQ:HASH`
-                "chain_head": head.as_dict() if head is not None else None,
-            },
-        )
-    summary.warnings.extend(write_markdown_summaries(screeneval, completeness.close_error))
-    _junit_properties(config, summary)
+        write_json(end.summary, Path(screeneval.settings.json), screeneval, end.artefact_fields())
+    end.summary.warnings.extend(write_markdown_summaries(screeneval, end.close_error))
+    _junit_properties(config, end.summary, end)
     gc_policy.freeze_survivors()  # the run's reports and results too, before exit's passes
-    config.hook.pytest_screeneval_run_finished(config=config, summary=summary)
-    if session.exitstatus == pytest.ExitCode.OK and screeneval.session_failed():
+    config.hook.pytest_screeneval_run_finished(config=config, summary=end.summary)
+    if end.close_error is not None:
+        # the summary is still printed; the run stays 'running' until the next session marks
+        # it interrupted, its stored rows kept
+        session.exitstatus = pytest.ExitCode.USAGE_ERROR
+    elif session.exitstatus == pytest.ExitCode.OK and end.failed:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
-def _chain_head(screeneval: ScreenevalSession) -> object:
-    """The store's chain head now (after the run's entry, and its acceptance's)."""
-    return None if screeneval.store is None else screeneval.store.chain_head()
-
-
-def _junit_properties(config: pytest.Config, summary: RunSummary) -> None:
+def _junit_properties(config: pytest.Config, summary: RunSummary, end: RunEnd) -> None:
     """The run id and the gate table as testsuite properties of ``--junitxml``."""
     from _pytest.junitxml import xml_key
 
@@ -499,12 +379,11 @@ def _junit_properties(config: pytest.Config, summary: RunSummary) -> None:
         return
     xml.add_global_property("screeneval.run_id", summary.run_id)
     xml.add_global_property("screeneval.status", summary.status)
-    completeness = config.stash.get(COMPLETENESS_KEY, None)
-    if completeness is not None and completeness.missing_now:
-        xml.add_global_property("screeneval.missing", completeness.missing_now)
-    if completeness is not None and completeness.chain_head is not None:
+    if end.missing:
+        xml.add_global_property("screeneval.missing", end.missing)
+    if end.chain_head is not None:
         # an anchor outside the database: `screeneval verify --expect-head SEQ:HASH`
-        head = completeness.chain_head
+        head = end.chain_head
         xml.add_global_property("screeneval.chain_head", f"{head.seq}:{head.hash}")
     for gate in summary.gates:
         value = "-" if gate.value is None else f"{gate.value:.1f}"
@@ -520,28 +399,26 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         return
     from pytest_screeneval.report.terminal import render
 
+    end = config.stash.get(RUN_END_KEY, None)
     if screeneval.summary is None:
-        completeness = config.stash.get(COMPLETENESS_KEY, None)
-        if completeness is not None and completeness.close_error is not None:
-            error = f"ERROR: {completeness.close_error}"
+        if end is not None and end.close_error is not None:
+            error = f"ERROR: {end.close_error}"
             terminalreporter.write_line(terminal_safe(error), red=True, bold=True)
         return
 
     for line in render(screeneval.summary, screeneval, verbose=config.get_verbosity() > 0):
         # case ids, slices and scorer text are data: they must not drive the terminal
         terminalreporter.write_line(terminal_safe(line))
-    completeness = config.stash.get(COMPLETENESS_KEY, None)
-    if completeness is None:
+    if end is None:
         return
-    if completeness.missing_now:
+    if end.missing:
         terminalreporter.write_line(
             terminal_safe(
-                f"partial: run {screeneval.summary.run_id} is not complete: "
-                f"{completeness.missing_now}"
+                f"partial: run {screeneval.summary.run_id} is not complete: {end.missing}"
             )
         )
-    if completeness.chain_head is not None:
-        head = completeness.chain_head
+    if end.chain_head is not None:
+        head = end.chain_head
         terminalreporter.write_line(
             terminal_safe(
                 f"chain head: {head.seq}:{head.hash}"
@@ -549,7 +426,5 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
                 + " (keep it: screeneval verify --expect-head SEQ:HASH)"
             )
         )
-    if completeness.close_error is not None:
-        terminalreporter.write_line(
-            terminal_safe(f"ERROR: {completeness.close_error}"), red=True, bold=True
-        )
+    if end.close_error is not None:
+        terminalreporter.write_line(terminal_safe(f"ERROR: {end.close_error}"), red=True, bold=True)

@@ -23,7 +23,6 @@ from pytest_screeneval.plugin.stash import session_of
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr, TracebackStyle
 
-    from pytest_screeneval.evidence.verdicts import Verdict
     from pytest_screeneval.golden.model import Case
     from pytest_screeneval.session.core import ItemNeed
 
@@ -176,16 +175,7 @@ class ScreenevalItem(pytest.Item):
             if screeneval.runner_error() is not None:
                 self.session.shouldstop = str(exc)  # the run stops with this sentence
             raise
-        screeneval.ran_needs.append(self.need)
-        verdict: Verdict
-        if self.kind == ItemKind.CRITERION:
-            verdict = screeneval.criterion_verdict(self.case.id, self.target)
-        elif self.kind == ItemKind.DECISION:
-            verdict = screeneval.decision_verdict(self.case.id)
-        elif self.kind == ItemKind.COUNTERFACTUAL:
-            verdict = screeneval.counterfactual_verdict(self.case.id, self.target)
-        else:
-            verdict = screeneval.perturbation_verdict(self.case.id, self.target)
+        verdict = screeneval.verdict(self.need)
         self.user_properties.extend(
             (f"screeneval.{name}", terminal_safe(value) if isinstance(value, str) else value)
             for name, value in verdict.properties

@@ -9,14 +9,16 @@ silent pass.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 __all__ = ["OutcomeCollector"]
 
 
 class OutcomeCollector:
-    def __init__(self, items: list[tuple[str, str, str]]) -> None:
-        self.items = items  # the session's list: node id, outcome, one line
+    def __init__(self, note: Callable[[str, str, str], None]) -> None:
+        self.note = note  # the session's: node id, outcome, one line
 
     @pytest.hookimpl
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -26,4 +28,4 @@ class OutcomeCollector:
         outcome = properties.get("screeneval.outcome")
         if outcome:
             line = str(properties.get("screeneval.confirmation", ""))
-            self.items.append((report.nodeid, str(outcome), line))
+            self.note(report.nodeid, str(outcome), line)

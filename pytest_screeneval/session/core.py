@@ -17,8 +17,10 @@ commands and tests can drive it too.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -43,10 +45,13 @@ from pytest_screeneval.scoring.protocol import Scorer, prepare_scorer
 from pytest_screeneval.scoring.redact import scorer_secrets
 from pytest_screeneval.scoring.results import JobResult, ScoringJob, safe_identity
 from pytest_screeneval.scoring.runner import Runner
+from pytest_screeneval.session.acceptance import verdict_document
 from pytest_screeneval.session.baseline_confirm import BaselineConfirmation
+from pytest_screeneval.session.closing import RunEnd
 from pytest_screeneval.session.confirmation import Confirmer
 from pytest_screeneval.session.decide import Decider
 from pytest_screeneval.session.distributed import WorkerCases, needs_from_rows
+from pytest_screeneval.session.examples import PerturbationExamples
 from pytest_screeneval.session.fairness import Fairness
 from pytest_screeneval.session.golden_cases import GoldenCases
 from pytest_screeneval.session.judge import Judge, protected_terms
@@ -57,12 +62,13 @@ from pytest_screeneval.session.scorer_choice import resolve_scorer
 from pytest_screeneval.session.scores import ItemNeed, ScoreRequest, Scores
 from pytest_screeneval.session.summary import RunSummary, summarize
 from pytest_screeneval.session.worker_output import WorkerOutput
+from pytest_screeneval.settings.controls import RunControls
 from pytest_screeneval.settings.options import Settings
 from pytest_screeneval.store.database import Store, default_url
 
 if TYPE_CHECKING:
     from pytest_screeneval.evidence.verdicts import Verdict
-    from pytest_screeneval.session.drawing import ExampleDrawer
+    from pytest_screeneval.store.chain_reads import ChainHead
 
 __all__ = ["ItemNeed", "RunSummary", "ScreenevalSession"]
 
@@ -75,8 +81,7 @@ class ScreenevalSession:
         *,
         db_url: str | None = None,
         scorer_override: Callable[[Rubric], Scorer | None] | None = None,
-        reuse: bool = False,
-        notes: str = "",
+        controls: RunControls | None = None,
         option_getter: Callable[[str], object | None] | None = None,
     ) -> None:
         self.settings = settings
@@ -90,8 +95,7 @@ class ScreenevalSession:
         self._secrets = remember(*url_secrets(self.db_url), *scorer_secrets(None))
         self._stop_log_redaction = redact_log_records()  # log lines are a sink too
         self.scorer_override = scorer_override
-        self.reuse = reuse
-        self.notes = notes
+        self.controls = controls or RunControls()
         self.option_getter = option_getter
         self.golden = GoldenCases(
             settings.source,
@@ -118,8 +122,8 @@ class ScreenevalSession:
         self.item_outcomes: list[ItemOutcome] = []
         self.acceptance_error: str | None = None
         self.start_error: str | None = None
+        self._close_error: str | None = None  # the last rows could not be stored
         self.runner: Runner | None = None
-        self.drawer: ExampleDrawer | None = None  # perturbation examples, drawn beside scoring
         self.plan: CostPlan | None = None
 
     # ---------------------------------------------------------------- set-up
@@ -154,6 +158,9 @@ class ScreenevalSession:
             terms,
             self.baseline_confirmation,
         )
+        self.examples = PerturbationExamples(
+            cases, self.scores, self.settings.perturbation_examples
+        )
         self.fairness = Fairness(
             self.settings,
             cases,
@@ -161,6 +168,7 @@ class ScreenevalSession:
             self.scores,
             self.score_text,
             self.confirmer,
+            self.examples.texts,
         )
 
     @property
@@ -224,19 +232,31 @@ class ScreenevalSession:
         progress: Callable[..., None] | None = None,
         *,
         announce: Callable[[str], None] = lambda line: None,
-        plan_only: bool = False,
-        max_calls: int | None = None,
-        price: tuple[float, float] | None = None,
     ) -> CostPlan:
         """Queue every text the selected items need, print the plan, open the run, let the
         calls go, then draw the perturbation examples. Nothing is called before the plan is
-        printed and checked; with ``plan_only`` nothing is called and no run is opened.
+        printed and checked against ``screeneval_max_calls``; with ``--screeneval-plan``
+        nothing is called and no run is opened. A refusal is kept as ``start_error``.
 
         The examples are drawn after the calls go (a Hypothesis search per case and kind takes
         ~10 ms: seconds before the first call on a large set), each queued as it is drawn, at
         its case's place in the order: so the plan counts them as a bound, the examples asked
         for, which identical draws only lower.
         """
+        try:
+            return self._start(needs, selection, progress, announce)
+        except ScreenevalError as exc:
+            self.start_error = str(exc)
+            raise
+
+    def _start(
+        self,
+        needs: Sequence[ItemNeed],
+        selection: str,
+        progress: Callable[..., None] | None,
+        announce: Callable[[str], None],
+    ) -> CostPlan:
+        price, max_calls = self.controls.price, self.controls.max_calls
         self.needs = list(needs)
         runner = self._runner(paused=True)
         self.stream(self.needs, progress, draw=False)
@@ -262,7 +282,7 @@ class ScreenevalSession:
         )
         for line in self.plan.lines(price):
             announce(line)
-        if plan_only:
+        if self.controls.plan_only:
             return self.plan
         if max_calls is not None and self.plan.calls > max_calls:
             raise ScreenevalError(
@@ -272,7 +292,7 @@ class ScreenevalSession:
         self.begin_run(selection, cases_selected=len({need.case_id for need in needs}))
         self._check_rationales_ahead(self.needs)
         runner.release()
-        self._start_drawing()
+        self.examples.start(self.needs)
         return self.plan
 
     def _check_rationales_ahead(self, needs: Sequence[ItemNeed]) -> None:
@@ -298,42 +318,6 @@ class ScreenevalSession:
             ]
         )
 
-    def _start_drawing(self) -> None:
-        """Draw every perturbation example beside the scoring (``session.drawing``); each case's
-        are queued in item order as they come (``_take_drawn``)."""
-        kinds_of: dict[str, list[str]] = {}
-        for need in self.needs:
-            if need.kind == ItemKind.PERTURBATION:
-                kinds_of.setdefault(need.case_id, []).append(need.target)
-        if not kinds_of:
-            return  # nothing to draw: Hypothesis (a second to import) is not needed
-        from pytest_screeneval.session.drawing import DrawRequest, ExampleDrawer
-
-        examples = self.settings.perturbation_examples
-        self.drawer = ExampleDrawer(
-            [
-                DrawRequest(case_id, tuple(kinds), self.cases[case_id].input_text, examples)
-                for case_id, kinds in kinds_of.items()
-            ]
-        )
-        self.scores.on_wait = self._take_drawn
-        self._take_drawn()
-
-    def _take_drawn(self, through: str | None = None) -> None:
-        """Queue the examples drawn so far (and, ``through`` a case, wait for its)."""
-        if self.drawer is None:
-            return
-        for case_id, kind, texts in self.drawer.take(through):
-            self._queue_drawn(self.cases[case_id], kind, texts)
-
-    def _queue_drawn(self, case: Case, kind: str, texts: list[str]) -> None:
-        """Keep a case's drawn examples of one kind for its item, and queue each for scoring."""
-        from pytest_screeneval.golden.model import sha256_text
-
-        self.fairness.drawn[(case.id, kind)] = texts
-        for text in texts:
-            self.scores.add_text(case, f"perturb:{kind}:{sha256_text(text)[:12]}", text)
-
     def begin_run(self, selection: str, cases_selected: int | None = None) -> int:
         """Sync the golden set into the store and open the run row."""
         assert self.store is not None
@@ -350,7 +334,7 @@ class ScreenevalSession:
             rubric_id=self.rubric.id,
             golden_sha=self.golden_set().sha,
             rootdir=self.rootdir,
-            notes=safe_string(self.notes),
+            notes=safe_string(self.controls.notes),
             baseline_run_id=self.baseline.record.run_id if self.baseline.record else None,
             selection=selection,
             # stored and chained: URLs masked, no secret (the store's password was in `db`)
@@ -390,22 +374,8 @@ class ScreenevalSession:
         and queued right after its texts.
         """
         self.scores.progress = progress
-        after_case = self._draw if draw else None
-        self.scores.start(self._runner(), needs, reuse=self.reuse, after_case=after_case)
-
-    def _draw(self, case_id: str, needs: Sequence[ItemNeed]) -> None:
-        """Queue the perturbation examples this case's items will judge, drawn as they will be."""
-        kinds = [
-            n.target for n in needs if n.kind == ItemKind.PERTURBATION and n.case_id == case_id
-        ]
-        if not kinds:
-            return  # nothing to draw: Hypothesis (a second to import) is not needed
-        from pytest_screeneval.probes.draw import draw_texts
-
-        case = self.cases[case_id]
-        examples = self.settings.perturbation_examples
-        for kind in kinds:
-            self._queue_drawn(case, kind, draw_texts(case.id, kind, case.input_text, examples))
+        after_case = self.examples.draw_case if draw else None
+        self.scores.start(self._runner(), needs, reuse=self.controls.reuse, after_case=after_case)
 
     def score_texts(self, requests: Sequence[ScoreRequest | ScoringJob]) -> list[JobResult]:
         """Score several texts concurrently through the session's queue; results in order.
@@ -418,11 +388,7 @@ class ScreenevalSession:
 
     def drain(self, *, stopped: bool) -> None:
         """At the end: wait for what is queued, or after a stop cancel what will not run."""
-        if self.drawer is not None:
-            if stopped:
-                self.drawer.close()
-            else:  # every example an item asked for is queued before the last wait
-                self._take_drawn(through=self.drawer.last_case)
+        self.examples.finish(stopped=stopped)
         self.scores.settle_all(stop=stopped)
 
     def runner_error(self) -> str | None:
@@ -482,7 +448,7 @@ class ScreenevalSession:
         if self.worker_cases is not None:
             for pending in self.worker_cases.due(case_id):
                 self.stream(pending)
-        self._take_drawn(through=case_id)
+        self.examples.take(through=case_id)
         self.scores.settle(case_id)
 
     def worker_output(self) -> WorkerOutput:
@@ -520,18 +486,20 @@ class ScreenevalSession:
 
     # ---------------------------------------------------------------- verdicts
 
-    def criterion_verdict(self, case_id: str, criterion: str) -> Verdict:
-        return self.judge.criterion_verdict(case_id, criterion)
-
-    def decision_verdict(self, case_id: str) -> Verdict:
-        return self._served_checked(case_id, self.judge.decision_verdict(case_id))
-
-    def counterfactual_verdict(self, case_id: str, attribute: str) -> Verdict:
-        verdict = self.fairness.counterfactual_verdict(case_id, attribute)
+    def verdict(self, need: ItemNeed) -> Verdict:
+        """The verdict of one item that ran (counted among the items that ran). A decision,
+        counterfactual or perturbation item also fails when another model served its case."""
+        self.ran_needs.append(need)
+        case_id, target = need.case_id, need.target
+        if need.kind == ItemKind.CRITERION:
+            return self.judge.criterion_verdict(case_id, target)
+        if need.kind == ItemKind.DECISION:
+            verdict = self.judge.decision_verdict(case_id)
+        elif need.kind == ItemKind.COUNTERFACTUAL:
+            verdict = self.fairness.counterfactual_verdict(case_id, target)
+        else:
+            verdict = self.fairness.perturbation_verdict(case_id, target)
         return self._served_checked(case_id, verdict)
-
-    def perturbation_verdict(self, case_id: str, kind: str) -> Verdict:
-        return self._served_checked(case_id, self.fairness.perturbation_verdict(case_id, kind))
 
     def _served_checked(self, case_id: str, verdict: Verdict) -> Verdict:
         """Fail a case's decision, counterfactual and perturbation items when the answer for
@@ -542,6 +510,89 @@ class ScreenevalSession:
         return with_served_model_fault(verdict, mismatch)
 
     # ---------------------------------------------------------------- finish
+
+    @property
+    def has_open_run(self) -> bool:
+        """A run row was opened and the run was not refused or stopped as it started."""
+        return self.run_id is not None and not self.start_error
+
+    def stop_on_scorer_failure(self) -> str | None:
+        """When the scoring stopped for good (a scorer that cannot work, a blocked loop): close
+        the run interrupted and give the sentence that says why; else None."""
+        fatal = self.runner_error()
+        if fatal is None:
+            return None
+        self.start_error = fatal
+        self.stop_scoring(stopped=True)
+        self.close_interrupted()
+        return fatal
+
+    def close_interrupted(self) -> None:
+        """Mark the run interrupted if the store still answers; if it does not (full, locked),
+        the run stays 'running' and the next session marks it interrupted, its rows kept."""
+        with contextlib.suppress(ScreenevalError):
+            self.finish("interrupted")
+
+    def stop_scoring(self, *, stopped: bool) -> None:
+        """Wait for what is queued, or after a stop cancel what will not run (a store error
+        here is met again, and reported, when the last rows are stored)."""
+        with contextlib.suppress(ScreenevalError):
+            self.drain(stopped=stopped)
+
+    def store_last_rows(self, *, rebuild: bool) -> bool:
+        """Store every queued row (``rebuild``: on the xdist controller, first read the results
+        the workers stored). False when the store refused: the run then cannot close."""
+        if rebuild:
+            self.load_results_from_store()
+        try:
+            self.run.flush(force=True)
+        except ScreenevalError as exc:
+            self._close_error = str(exc)
+            return False
+        return True
+
+    def conclude(
+        self,
+        *,
+        interrupted: bool,
+        missing: str | None,
+        items: Mapping[str, object] | None = None,
+    ) -> RunEnd:
+        """Decide the status, compute the summary and its gates, close the run with its verdict
+        in the audit chain, accept it if asked (and allowed): everything the end of a pytest
+        session does with the run, in order; ``items``: the items' outcomes, recorded with the
+        verdict. Store errors are kept in ``RunEnd.close_error``."""
+        status = "interrupted" if interrupted else ("partial" if missing else "complete")
+        kinds = dict(Counter(need.kind for need in self.needs))
+        close_error, head = self._close_error, None
+        try:
+            summary = self.summarize(kinds, status)
+        except ScreenevalError as exc:  # the summary's own re-scoring could not be stored
+            return RunEnd(None, status, missing, str(exc), None, failed=False)
+        if close_error is None:
+            try:
+                verdict = verdict_document(summary.gates, summary.crossings, missing, items)
+                self.finish(status, verdict)
+                head = self._chain_head()
+            except ScreenevalError as exc:
+                close_error = str(exc)
+        if close_error is None and self.controls.accept:
+            self.accept_run(
+                by=self.controls.accepted_by,
+                note=self.controls.accept_note,
+                force=self.controls.force_accept,
+            )
+            with contextlib.suppress(ScreenevalError):
+                head = self._chain_head()
+        return RunEnd(summary, status, missing, close_error, head, failed=self.session_failed())
+
+    def _chain_head(self) -> ChainHead | None:
+        """The store's chain head now (after the run's entry, and its acceptance's)."""
+        return None if self.store is None else self.store.chain_head()
+
+    def note_item_outcome(self, nodeid: str, outcome: str, line: str) -> None:
+        """What confirmation concluded for one item, from its report."""
+        self.item_outcomes.append((nodeid, outcome, line))
 
     def summarize(self, selected_items: Mapping[ItemKind, int], status: str) -> RunSummary:
         """Compute every table and gate of the run."""
@@ -645,8 +696,8 @@ class ScreenevalSession:
         forget(self._secrets)
         self._secrets = ()
         self._stop_log_redaction()
-        if self.drawer is not None:
-            self.drawer.close()
+        if hasattr(self, "examples"):  # not when the store would not open
+            self.examples.close()
         if hasattr(self, "judge"):  # not when the store would not open
             self.judge.checks.close()
         if self.runner is not None:

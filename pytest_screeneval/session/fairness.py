@@ -50,6 +50,7 @@ class Fairness:
         scores: Scores,
         score_text: Callable[[Case, str, str], JobResult],
         confirmer: Confirmer,
+        drawn: Mapping[tuple[str, str], list[str]],
     ) -> None:
         self.settings = settings
         self.cases = cases
@@ -59,8 +60,8 @@ class Fairness:
         self.confirmer = confirmer
         # (item kind, attribute or perturbation kind, case) -> what the item concluded
         self.outcomes: dict[tuple[str, str, str], str] = {}
-        # (case, kind) -> the texts drawn ahead for it (the session fills it as it queues them)
-        self.drawn: dict[tuple[str, str], list[str]] = {}
+        # (case, kind) -> the texts drawn ahead for it (session.examples fills it as it queues)
+        self.drawn = drawn
 
     def overall_of(self, result: JobResult) -> float | None:
         return self.scores.overall_of(result)

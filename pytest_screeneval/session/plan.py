@@ -13,12 +13,10 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
-from pytest_screeneval.errors import ScreenevalError
-
 if TYPE_CHECKING:
     from pytest_screeneval.scoring.results import ScoringJob
 
-__all__ = ["TOKEN_RULE", "CostPlan", "cost_plan", "parse_price"]
+__all__ = ["TOKEN_RULE", "CostPlan", "cost_plan"]
 
 CHARS_PER_TOKEN = 4
 PROMPT_OVERHEAD_TOKENS = 400  # the instructions and the rubric sent with every resume
@@ -113,20 +111,3 @@ def cost_plan(
         confirm_bound,
         decide_budget,
     )
-
-
-def parse_price(value: str, where: str = "screeneval_openai_price") -> tuple[float, float] | None:
-    """``INPUT,OUTPUT`` per million tokens (e.g. ``2.5,10``); empty is no price."""
-    value = (value or "").strip()
-    if not value:
-        return None
-    parts = [p.strip() for p in value.split(",")]
-    try:
-        prices = tuple(float(p) for p in parts)
-    except ValueError:
-        prices = ()
-    if len(prices) != 2 or any(p < 0 or not math.isfinite(p) for p in prices):
-        raise ScreenevalError(
-            f"{where} = {value!r} is not INPUT,OUTPUT prices per million tokens (e.g. 2.5,10)."
-        )
-    return prices[0], prices[1]
