@@ -137,11 +137,9 @@ def cases_datasheet(args: argparse.Namespace) -> int:
         golden = load_golden_set(Path(args.folder).resolve(), limits=size_limits_from_ini())
         records: dict[str, dict[str, object]] = {}
     else:
-        from pytest_screeneval.report.audit import case_records
-
         with open_store(args, read_only=True) as store:
             golden = store.load_golden_set()
-            records = case_records(store)
+            records = store.case_records()
     sheet = datasheet(golden, records)
     for line in datasheet_lines(sheet):
         out(line)

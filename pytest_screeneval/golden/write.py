@@ -1,4 +1,4 @@
-"""Write a golden set back to YAML that ``golden.py`` reads into equal values.
+"""Write a golden set back to YAML that ``golden/load.py`` reads into equal values.
 
 Pure module: no pytest, no database. ``screeneval cases export`` and the bundled set's generator
 write through here, so a case read, exported and read again is the same case: same fields, and

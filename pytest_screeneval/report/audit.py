@@ -3,7 +3,7 @@
 ``build_audit`` reads the run, its score rows, its baseline, the reviews, the acceptances and the
 golden set from the store and recomputes each table from those rows, so the document of a run
 looks the same whenever it is built (only ``generated_at`` differs). ``screeneval report RUN
---json PATH`` writes it; ``report/html.py`` renders it as one self-contained page.
+--json PATH`` writes it; ``report/html/page.py`` renders it as one self-contained page.
 
 Figures rest on the golden set *as stored when the report is built* (expectations, ratings,
 demographics); the document says so, and says whether the golden set changed since the run.
@@ -17,8 +17,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
-
-import sqlalchemy as sa
 
 from pytest_screeneval.errors import ScreenevalError, StoreError
 from pytest_screeneval.evidence.fairness_summary import (
@@ -57,7 +55,6 @@ from pytest_screeneval.report.audit_sections import (
 from pytest_screeneval.report.datasheet import datasheet
 from pytest_screeneval.report.historical import recorded_document
 from pytest_screeneval.report.run_verdict import verdict_document
-from pytest_screeneval.store import schema as t
 from pytest_screeneval.store.database import Acceptance, RunRecord, ScoreRow, Store, utc_now
 from pytest_screeneval.store.historical import historical_audits
 
@@ -65,7 +62,6 @@ __all__ = [
     "FORMAT",
     "PERTURB_PREFIX",
     "build_audit",
-    "case_records",
     "run_movement",
     "write_audit_json",
 ]
@@ -106,7 +102,7 @@ def build_audit(
     baseline_table = _table(baseline_rows, ORIGINAL) if baseline else None
     overall = overall_by_case(rubric, table)
     fairness = _fairness_cases(rows, rubric, golden.variants)
-    records = case_records(store)
+    records = store.case_records()
     return {
         "format": FORMAT,
         "generated_at": utc_now(),
@@ -486,25 +482,4 @@ def _rates(
             for c in candidates
         ],
         "variants": {name: group_rates_doc(r) for name, r in variant_groups.items()},
-    }
-
-
-def case_records(store: Store) -> dict[str, dict[str, Any]]:
-    """Every stored case's freeze and retirement (who, when): read-only, not in the Store API."""
-    columns = (t.cases.c.case_id, t.cases.c.frozen_at, t.cases.c.retired_at, t.cases.c.retired_by)
-    try:
-        with store.engine.connect() as conn:
-            found = conn.execute(sa.select(*columns)).all()
-    except sa.exc.SQLAlchemyError as exc:
-        raise StoreError(
-            f"Cannot read the case records of the store at {store.masked_url} "
-            f"({type(exc).__name__})."
-        ) from None
-    return {
-        row.case_id: {
-            "frozen_at": row.frozen_at,
-            "retired_at": row.retired_at,
-            "retired_by": row.retired_by,
-        }
-        for row in found
     }

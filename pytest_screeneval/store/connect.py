@@ -1,7 +1,8 @@
 """Connecting to the run store: URLs, engines, SQLite pragmas, and database errors in one sentence.
 
-Kept apart from the queries (``store.py``) so that the migration command and the store share one
-way to open a database, and so every driver error is worded once, here.
+Kept apart from the queries (``lifecycle.py``, ``golden_sync.py``, ``runs.py``) so that the
+migration command and the store share one way to open a database, and so every driver error is
+worded once, here.
 """
 
 from __future__ import annotations

@@ -308,6 +308,31 @@ class GoldenSetRecords(StoreBase):
             )
         return GoldenSet(rubric=rubric, variants=variants, cases=tuple(cases), root=self.masked_url)
 
+    def case_records(self) -> dict[str, dict[str, Any]]:
+        """Every stored case's freeze and retirement (who, when), for the datasheet."""
+        columns = (
+            t.cases.c.case_id,
+            t.cases.c.frozen_at,
+            t.cases.c.retired_at,
+            t.cases.c.retired_by,
+        )
+        try:
+            with self.engine.connect() as conn:
+                found = conn.execute(sa.select(*columns)).all()
+        except sa.exc.SQLAlchemyError as exc:
+            raise StoreError(
+                f"Cannot read the case records of the store at {self.masked_url} "
+                f"({type(exc).__name__})."
+            ) from None
+        return {
+            row.case_id: {
+                "frozen_at": row.frozen_at,
+                "retired_at": row.retired_at,
+                "retired_by": row.retired_by,
+            }
+            for row in found
+        }
+
     @guarded
     def get_rubric(self, rubric_id: str, sha: str | None = None) -> Rubric | None:
         """A stored rubric by id and sha (the latest synced one of that id without a sha)."""

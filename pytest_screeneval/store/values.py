@@ -1,7 +1,7 @@
 """The run store's values (what its methods take and return) and how they map to rows.
 
-Frozen dataclasses, re-exported by ``store.py``; kept here so the queries module stays about
-queries.
+Frozen dataclasses, re-exported by ``store/database.py``; kept here so the modules of queries
+(``golden_sync.py``, ``runs.py``) stay about queries.
 """
 
 from __future__ import annotations
