@@ -9,7 +9,7 @@ left out of the page, wherever it was registered.
     python scripts/generate_options_doc.py            # rewrite docs/options.md
     python scripts/generate_options_doc.py --check    # exit 1 when docs/options.md is stale
 
-``tests/test_docs.py`` runs the check.
+``tests/slow/test_docs.py`` runs the check.
 """
 
 from __future__ import annotations

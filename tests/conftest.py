@@ -8,24 +8,12 @@ skipped with that reason.
 
 from __future__ import annotations
 
-# Loaded before any in-process pytester run: pytester restores sys.modules after each run, and a
-# library first imported inside one would be imported again later as a second copy whose exception
-# classes no longer match the first (httpx would then leak raw transport errors past openai;
-# psycopg's errors would escape SQLAlchemy's wrapping; libyaml's C loader would build nodes of the
-# first copy's classes; multiprocessing would start a second resource tracker for the drawing
-# worker of the next run).
-import concurrent.futures.process  # noqa: F401
-import multiprocessing.resource_tracker  # noqa: F401
 import os
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import openai  # noqa: F401
-import psycopg  # noqa: F401
 import pytest
-import sqlalchemy  # noqa: F401
-import yaml  # noqa: F401
 
 PG_URL_ENV = "SCREENEVAL_TEST_PG_URL"
 BACKENDS = ("sqlite", pytest.param("postgres", marks=pytest.mark.postgres))

@@ -1,0 +1,68 @@
+"""Perturbation examples drawn beside the scoring (session.drawing): in a worker process or
+inline, the same texts in the same order as the items' own Hypothesis searches generate."""
+
+from __future__ import annotations
+
+import pytest
+from support.golden_factory import make_case
+
+from pytest_screeneval.probes.draw import draw_texts
+from pytest_screeneval.probes.perturb import PERTURBATION_KINDS
+from pytest_screeneval.session.drawing import DrawRequest, ExampleDrawer
+
+
+def _requests() -> list[DrawRequest]:
+    cases = [make_case(f"dr-{i:03d}") for i in range(4)]
+    return [DrawRequest(c.id, PERTURBATION_KINDS, c.input_text, 3) for c in cases]
+
+
+def _everything(drawer: ExampleDrawer, last: str) -> list[tuple[str, str, list[str]]]:
+    try:
+        return list(drawer.take(through=last))
+    finally:
+        drawer.close()
+
+
+def test_a_worker_process_draws_what_the_searches_generate() -> None:
+    requests = _requests()
+    in_worker = ExampleDrawer(requests, process_from=1)
+    inline = ExampleDrawer(requests, process_from=10**9)
+    assert not in_worker.in_process and inline.in_process
+    last = requests[-1].case_id
+    drawn = _everything(in_worker, last)
+    assert drawn == _everything(inline, last)
+    expected = [
+        (r.case_id, kind, draw_texts(r.case_id, kind, r.text, r.examples))
+        for r in requests
+        for kind in r.kinds
+    ]
+    assert drawn == expected
+    assert all(texts for _case, _kind, texts in drawn)
+
+
+def test_what_is_drawn_is_taken_in_request_order_and_only_once() -> None:
+    requests = _requests()
+    drawer = ExampleDrawer(requests, process_from=10**9)
+    try:
+        # inline, everything is drawn already: a take through the first case yields it all
+        taken = [(case, kind) for case, kind, _texts in drawer.take(through=requests[0].case_id)]
+        assert taken == [(r.case_id, kind) for r in requests for kind in PERTURBATION_KINDS]
+        assert list(drawer.take()) == []
+        assert list(drawer.take(through=requests[-1].case_id)) == []
+    finally:
+        drawer.close()
+
+
+def test_without_worker_processes_it_draws_inline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sandbox that cannot start processes (no semaphores) still gets the same examples."""
+    from pytest_screeneval.session import worker_process
+
+    def refuse(method: str) -> None:
+        raise OSError("[Errno 38] Function not implemented")
+
+    monkeypatch.setattr(worker_process.multiprocessing, "get_context", refuse)
+    requests = _requests()
+    drawer = ExampleDrawer(requests, process_from=1)
+    assert drawer.in_process
+    expected = _everything(ExampleDrawer(requests, process_from=10**9), requests[-1].case_id)
+    assert _everything(drawer, requests[-1].case_id) == expected

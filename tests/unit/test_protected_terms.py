@@ -1,0 +1,235 @@
+"""The protected-term lexicon as data: the built-in file, a project's additions, its replacement,
+and the one-sentence refusal of a bad file (unit level; tests/plugin/test_plugin_protected_terms.py
+runs the ini option end to end)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pytest_screeneval.errors import ScreenevalError
+from pytest_screeneval.evidence.rationale.flags import PROTECTED_ATTRIBUTE, rationale_flags
+from pytest_screeneval.evidence.rationale.protected import (
+    BUILTIN_FILE,
+    ProtectedLexicon,
+    builtin_protected_terms,
+    find_protected,
+    load_protected_terms,
+)
+
+# A caste term: in the protected list of some jurisdictions, not in the built-in one.
+CASTE_FILE = """\
+categories:
+  caste: caste or descent
+fragments:
+  castes: 'dalit|brahmin|kshatriya'
+terms:
+  - category: caste
+    gate: '{castes} caste'
+    pattern: '\\b(?:{castes})\\b|\\bcaste\\b'
+    unless_after: '\\s+system\\s+design'
+  - category: family
+    pattern: ['\\bchildless', '\\b']
+"""
+RATIONALE_AGE = "Leadership is strong, though her age may make the night shifts harder."
+RATIONALE_CASTE = "Leadership is strong; as a Dalit candidate she led the regional team well."
+RESUME = "Team lead, Brindle Analytics (2019-2024): led a team of 6 analysts.\n"
+
+
+def _write(tmp_path: Path, text: str, name: str = "terms.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _categories(text: str, lexicon: ProtectedLexicon | None = None) -> set[str]:
+    return {match.category for match in find_protected(text, lexicon=lexicon)}
+
+
+def test_the_builtin_file_is_the_default_and_is_compiled_once() -> None:
+    assert BUILTIN_FILE.is_file()
+    assert builtin_protected_terms() is builtin_protected_terms()
+    text = RATIONALE_AGE.lower()
+    assert find_protected(text) == find_protected(text, lexicon=builtin_protected_terms())
+    assert _categories(text) == {"age"}
+
+
+def test_a_project_file_adds_terms_categories_and_fragments(tmp_path: Path) -> None:
+    lexicon = load_protected_terms(_write(tmp_path, CASTE_FILE))
+    assert len(lexicon.terms) == len(builtin_protected_terms().terms) + 2
+    # the added terms, with the category's own words, and the built-in ones still there
+    assert _categories(RATIONALE_CASTE, lexicon=lexicon) == {"caste or descent"}
+    assert _categories(RATIONALE_AGE, lexicon=lexicon) == {"age"}
+    assert _categories("She is childless.", lexicon=lexicon) == {"marital or family status"}
+    assert _categories("Led the caste system design review.", lexicon=lexicon) == set()
+    # the built-in lexicon alone does not know the term
+    assert _categories(RATIONALE_CASTE) == set()
+
+
+def test_the_added_terms_reach_the_rationale_flags(tmp_path: Path) -> None:
+    lexicon = load_protected_terms(_write(tmp_path, CASTE_FILE))
+    flags = rationale_flags(RESUME, "leadership", 4, RATIONALE_CASTE, protected_terms=lexicon)
+    assert PROTECTED_ATTRIBUTE in flags
+    assert PROTECTED_ATTRIBUTE not in rationale_flags(RESUME, "leadership", 4, RATIONALE_CASTE)
+
+
+def test_gates_never_change_the_answer_of_an_extended_lexicon(tmp_path: Path) -> None:
+    lexicon = load_protected_terms(_write(tmp_path, CASTE_FILE))
+    for text in (RATIONALE_CASTE, RATIONALE_AGE, "She is childless.", "A brahmin; a dalit."):
+        assert find_protected(text, lexicon=lexicon) == find_protected(
+            text, lexicon=lexicon, gated=False
+        )
+
+
+def test_replace_true_drops_the_builtin_terms_but_keeps_their_vocabulary(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path,
+        "replace: true\n"
+        "terms:\n"
+        "  - category: origin\n"  # a built-in category
+        "    gate: '{demonyms}'\n"  # and a built-in fragment, in a gate and a pattern
+        "    pattern: '\\b(?:{demonyms})\\s+passport\\b'\n",
+    )
+    lexicon = load_protected_terms(path)
+    assert len(lexicon.terms) == 1
+    assert _categories(RATIONALE_AGE, lexicon=lexicon) == set()
+    assert _categories("She holds a Kenyan passport.", lexicon=lexicon) == {
+        "national origin or nationality"
+    }
+
+
+BAD_FILES = [
+    ("terms:\n  - category: age\n    pattern: x: y\n", "line 3", "invalid YAML (mapping values"),
+    ("- just\n- a list\n", None, "must be a mapping"),
+    ("terms: {}\n", None, "'terms' must be a list"),
+    ("replace: sometimes\nterms: []\n", None, "'replace' must be true or false"),
+    ("term: []\n", None, "unknown key 'term'"),
+    ("terms:\n  - category: caste\n    pattern: 'x'\n", "line 2", "category 'caste'"),
+    ("terms:\n  - category: age\n    gate: age\n", "line 2", "needs a 'pattern'"),
+    ("terms:\n  - category: age\n    pattern: '(unclosed'\n", "line 2", "not a valid regular"),
+    ("terms:\n  - category: age\n    pattern: '{nope}'\n", "line 2", "unknown fragment {nope}"),
+    ("terms:\n\n  - category: age\n    gate: A\n    pattern: x\n", "line 3", "gate word 'A'"),
+    ("terms:\n  - category: age\n    pattern: x\n    unless: y\n", "line 2", "unknown term key"),
+    ("categories:\n  age: years\nterms: []\n", None, "the category 'age' is already built in"),
+]
+
+
+@pytest.mark.parametrize(("text", "line", "problem"), BAD_FILES)
+def test_a_bad_file_is_one_sentence_naming_it(
+    tmp_path: Path, text: str, line: str | None, problem: str
+) -> None:
+    path = _write(tmp_path, text)
+    with pytest.raises(ScreenevalError) as caught:
+        load_protected_terms(path, shown_as="ini/terms.yaml")
+    message = str(caught.value)
+    assert "ini/terms.yaml" in message and problem in message, message
+    assert (line is None) == ("line " not in message), message
+    if line is not None:
+        assert f"ini/terms.yaml, {line}:" in message, message
+    assert "\n" not in message and message.endswith("."), message
+    assert message.count(". ") == 0, message  # one sentence
+
+
+def test_a_missing_file_is_one_sentence(tmp_path: Path) -> None:
+    missing = r"^Cannot read the protected terms file \S*nope\.yaml \(No such file"
+    with pytest.raises(ScreenevalError, match=missing):
+        load_protected_terms(tmp_path / "nope.yaml")
+
+
+# --------------------------------------------------------------------------------------------
+# Phrases in context
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [
+        ("As a late-career engineer he may be slow to adapt.", "age"),
+        ("As a late career engineer he may be slow to adapt.", "age"),
+        ("She is a bit long in the tooth for this post.", "age"),
+        ("With the school run every morning she cannot do earlies.", "marital or family status"),
+        ("She stammers a little in meetings.", "disability or health"),
+        ("She mentioned a stammering problem.", "disability or health"),
+        ("He uses a screen reader, so pairing may be slow.", "disability or health"),
+        ("She would need a Skilled Worker visa to start.", "national origin or nationality"),
+        ("She will want every Eid off.", "religion"),
+        ("He lives on the Marshgate estate, a rough area.", "postcode or neighbourhood"),
+        ("She is due in March, so Q2 is at risk.", "pregnancy"),
+        ("Her girlfriend works at a competitor.", "sexual orientation"),
+    ],
+)
+def test_coded_phrases_are_found_with_their_variants(text: str, category: str) -> None:
+    assert category in _categories(text), find_protected(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "He dealt with the age of the legacy claims codebase.",
+        "She married the payroll and pension systems during the cutover.",
+        "She sold the parental leave policy tool to HR directors.",
+        "The release is due in March, after the audit.",
+        "He built a postcode lookup service for the council.",
+        "The server estate was patched within a week.",
+        "Each child suite inherits fixtures from a parent conftest.",
+        "Screen-reader checks for users with visual impairments.",
+        "Many of the customers are elderly, so the macros are slower.",
+        "Fault-finding on ageing conveyor systems.",
+        "We are expecting a 20% uplift from the launch.",
+    ],
+)
+def test_what_a_term_refers_to_is_read_from_both_sides(text: str) -> None:
+    assert find_protected(text) == [], find_protected(text)
+
+
+def test_a_match_inside_a_longer_one_of_its_category_is_one_finding() -> None:
+    findings = find_protected("Good, but at his age he may not want it.")
+    assert [(m.category, m.text) for m in findings] == [("age", "at his age")]
+    flags = rationale_flags(
+        RESUME, "leadership", 3, "Leadership is fine, but she is long in the tooth."
+    )
+    assert PROTECTED_ATTRIBUTE in flags
+
+
+PHRASES_FILE = """\
+categories:
+  caste: caste or descent
+phrases:
+  caste:
+    - upper caste|castes
+    - {phrase: [of low birth, from a low caste], about: candidate}
+  age:
+    - digital immigrant
+"""
+
+
+def test_a_project_file_adds_phrases_per_category(tmp_path: Path) -> None:
+    lexicon = load_protected_terms(_write(tmp_path, PHRASES_FILE))
+    assert _categories("He is from an upper caste family.", lexicon) == {"caste or descent"}
+    assert _categories("She is of low birth.", lexicon) == {"caste or descent"}
+    # about: candidate -- no person beside it, no reference
+    assert _categories("The novel is about a hero of low birth.", lexicon) == set()
+    assert "age" in _categories("A digital immigrant like him needs training.", lexicon)
+    assert "age" not in _categories("A digital immigrant like him needs training.")
+
+
+@pytest.mark.parametrize(
+    ("body", "line", "problem"),
+    [
+        ("phrases:\n  age:\n    - fine phrase\n    - 'bad [regex'\n", 4, "must be words"),
+        ("phrases:\n  nosuch:\n    - a phrase\n", 3, "is not one of"),
+        ("phrases:\n  age:\n    - {phrase: old hand, about: everyone}\n", 3, "'about' must be"),
+        ("phrases:\n  age:\n    - {phrase: old hand, colour: red}\n", 3, "unknown phrase key"),
+        ("phrases:\n  age: old hand\n", 2, "must be a list"),
+    ],
+)
+def test_a_bad_phrase_is_refused_with_its_file_and_line(
+    tmp_path: Path, body: str, line: int, problem: str
+) -> None:
+    path = _write(tmp_path, body)
+    with pytest.raises(ScreenevalError) as refused:
+        load_protected_terms(path, shown_as="terms.yaml")
+    message = str(refused.value)
+    assert message.startswith("Cannot use the protected terms in terms.yaml")
+    assert f"line {line}:" in message and problem in message, message
