@@ -11,7 +11,7 @@ no path that prints or records an error can skip it.
 
 from __future__ import annotations
 
-__all__ = ["GoldenSetError", "ScreenevalError", "StoreError"]
+__all__ = ["GoldenSetError", "ScreenevalError", "StoreError", "StoreUnavailable"]
 
 
 class ScreenevalError(Exception):
@@ -29,3 +29,8 @@ class GoldenSetError(ScreenevalError):
 
 class StoreError(ScreenevalError):
     """The run store cannot be used (unreachable, locked, full, wrong schema, refused change)."""
+
+
+class StoreUnavailable(StoreError):
+    """The store could not take a write just now (connection lost, locked, full, read-only):
+    the same write may succeed later, so what was to be written is kept and tried again."""

@@ -97,7 +97,13 @@ COMMANDS: list[Command] = [
         ("db", "upgrade"),
         "bring the store's schema to this version",
         store_admin.db_upgrade,
-        group_help={"db": "the store's schema"},
+        group_help={"db": "the store's schema and spool"},
+    ),
+    Command(
+        ("db", "recover"),
+        "import the score rows a run kept in the spool when the store would not take them",
+        store_admin.db_recover,
+        store_admin.db_recover_arguments,
     ),
 ]
 

@@ -1,4 +1,5 @@
-"""``screeneval verify | anchor | db upgrade``: the store's audit chain, its head, its schema.
+"""``screeneval verify | anchor | db upgrade | db recover``: the chain, its head, the schema,
+the spool.
 
 ``verify`` recomputes the chain from the rows (see docs/guarantees.md, "What the audit record
 proves"); ``--expect-head`` also checks it against a head kept outside the database, which is
@@ -17,7 +18,15 @@ from pytest_screeneval.boundary.terminal import terminal_safe
 from pytest_screeneval.cli.common import open_store, out, resolve_db_url
 from pytest_screeneval.errors import ScreenevalError
 
-__all__ = ["anchor", "anchor_arguments", "db_upgrade", "verify", "verify_arguments"]
+__all__ = [
+    "anchor",
+    "anchor_arguments",
+    "db_recover",
+    "db_recover_arguments",
+    "db_upgrade",
+    "verify",
+    "verify_arguments",
+]
 
 
 def verify_arguments(parser: argparse.ArgumentParser) -> None:
@@ -119,5 +128,63 @@ def db_upgrade(args: argparse.Namespace) -> int:
         out(
             f"upgraded the store at {mask_url(url)} from schema revision "
             f"{before or '(empty)'} to {after}"
+        )
+    return 0
+
+
+def db_recover_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--spool",
+        metavar="DIR",
+        type=Path,
+        help="the spool folder (default: the one beside the store)",
+    )
+
+
+def db_recover(args: argparse.Namespace) -> int:
+    """Import the score rows a run kept in the spool when the store would not take them.
+
+    Idempotent: a row already stored for its (run, case, variant, repeat, criterion) is
+    replaced, and a file is removed only once all its rows are committed.
+    """
+    from pytest_screeneval.cli.locate import find_rootdir
+    from pytest_screeneval.store.spool import Spool, spool_dir
+
+    url = resolve_db_url(args)
+    directory = args.spool or spool_dir(url, find_rootdir().rootdir)
+    if directory is None:
+        raise ScreenevalError("An in-memory store has no spool to recover.")
+    spool = Spool(directory)
+    files = list(spool.read())
+    if not files:
+        out(f"nothing to recover: no spool files in {directory}")
+        return 0
+    refused: list[str] = []
+    with open_store(args) as store:
+        for spooled in files:
+            by_run: dict[int, list[object]] = {}
+            for row in spooled.rows:
+                by_run.setdefault(row.run_id, []).append(row)
+            try:
+                for run_id, rows in sorted(by_run.items()):
+                    status = store.import_spooled(run_id, rows)  # type: ignore[arg-type]
+                    out(
+                        f"recovered {len(rows)} score rows of run {run_id} from "
+                        f"{spooled.path.name} (run {run_id} is {status})"
+                    )
+            except ScreenevalError as exc:
+                refused.append(f"{spooled.path.name}: {exc}")
+                continue
+            if spooled.unreadable_lines:
+                out(
+                    f"{spooled.path.name}: {spooled.unreadable_lines} line(s) cut off by a "
+                    "crash could not be read; the file is kept"
+                )
+                continue
+            spooled.path.unlink()
+    if refused:
+        raise ScreenevalError(
+            f"{len(refused)} spool file(s) could not be imported and are kept: "
+            + "; ".join(refused)
         )
     return 0

@@ -28,6 +28,8 @@ class Completeness:
         self.finished: set[str] = set()
         self.crashed: list[str] = []
         self.write_errors: list[str] = []
+        self.unstored_items: dict[str, str] = {}  # item -> why its rows' write failed
+        self.stopped_by: str | None = None  # "the run was stopped by SIGTERM"
 
     @pytest.hookimpl
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -36,7 +38,7 @@ class Completeness:
             self.finished.add(report.nodeid)
         for name, value in report.user_properties:
             if name == WRITE_ERROR_PROPERTY:
-                self.write_error(f"score rows could not be stored ({value})")
+                self.unstored_items.setdefault(report.nodeid, str(value))
 
     def write_error(self, clause: str) -> None:
         if clause not in self.write_errors:
@@ -66,5 +68,13 @@ class Completeness:
             parts.append(f"stopped by -x/--maxfail after {session.testsfailed} failure(s)")
         elif session.shouldstop:
             parts.append(f"the session stopped early ({session.shouldstop})")
+        if self.stopped_by is not None:
+            parts.append(self.stopped_by)
+        if self.unstored_items:
+            count = len(self.unstored_items)
+            parts.append(
+                f"{count} item(s) failed because their score rows could not be stored "
+                f"(the first: {next(iter(self.unstored_items.values()))})"
+            )
         parts.extend(self.write_errors)
         return "; ".join(parts) or None

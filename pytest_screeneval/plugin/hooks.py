@@ -20,6 +20,7 @@ from pytest_screeneval.plugin.completeness import Completeness
 from pytest_screeneval.plugin.markdown_summary import write_markdown_summaries
 from pytest_screeneval.plugin.nodes import CaseFile, ScreenevalItem, StoreCases
 from pytest_screeneval.plugin.progress import Progress
+from pytest_screeneval.plugin.signals import StopSignals
 from pytest_screeneval.plugin.stash import SESSION_KEY, session_of
 from pytest_screeneval.plugin.tally import ItemTally
 from pytest_screeneval.plugin.xdist import (
@@ -45,6 +46,7 @@ COMPLETENESS_KEY = pytest.StashKey[Completeness]()
 TALLY_KEY = pytest.StashKey[ItemTally]()
 RUN_END_KEY = pytest.StashKey["RunEnd"]()  # how the run closed: what the terminal summary shows
 GOLDEN_ONLY_KEY = pytest.StashKey[bool]()  # no paths given: only the golden set is collected
+SIGNALS_KEY = pytest.StashKey[StopSignals]()
 
 
 def _extra_options() -> tuple[OptionSpec, ...]:
@@ -177,6 +179,9 @@ def pytest_configure(config: pytest.Config) -> None:
         session.close()
         raise pytest.UsageError(terminal_safe(message)) from None
     config.stash[SESSION_KEY] = session
+    stop_signals = config.stash[SIGNALS_KEY] = StopSignals()
+    stop_signals.install()
+    config.add_cleanup(stop_signals.restore)
     from pytest_screeneval.plugin.outcomes import OutcomeCollector
 
     config.pluginmanager.register(
@@ -344,6 +349,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     completeness = config.stash[COMPLETENESS_KEY]
     if not screeneval.store_last_rows(rebuild=is_controller(config)):
         completeness.write_errors.append("the last score rows could not be stored")
+    for clause in screeneval.store_clauses():  # rows waiting in the spool
+        completeness.write_error(clause)
+    stop_signals = config.stash.get(SIGNALS_KEY, None)
+    completeness.stopped_by = stop_signals.sentence() if stop_signals is not None else None
     # complete only when every selected item ran and every row it produced is stored
     end = screeneval.conclude(
         interrupted=interrupted,

@@ -164,12 +164,9 @@ class ScreenevalItem(pytest.Item):
         assert screeneval is not None
         try:
             screeneval.ensure_scored(self.case.id)
-            # the rows this item is judged on are stored before it can pass
-            screeneval.store_rows_of(self.case.id)
-        except StoreError as exc:
-            # on the report, so the process that owns the run hears of it from an xdist worker
-            # too: the run is then partial, as a failed write makes it
-            self.user_properties.append((WRITE_ERROR_PROPERTY, str(exc)))
+            # the rows this item is judged on are committed before it can pass
+            self._store_own_rows()
+        except StoreError:
             raise
         except ScreenevalError as exc:
             if screeneval.runner_error() is not None:
@@ -182,8 +179,23 @@ class ScreenevalItem(pytest.Item):
         )
         for note in verdict.notes:
             self.add_report_section("call", "screeneval", terminal_safe(note))
+        # and so are the re-scores its verdict made (a confirmation, a shrinking candidate)
+        self._store_own_rows()
         if not verdict.passed:
             raise (ScorerFault if verdict.scorer_fault else ScreenevalFailure)(verdict.block)
+
+    def _store_own_rows(self) -> None:
+        """Commit this case's queued rows; if the store would not take them (they wait in the
+        spool), the item fails with that sentence and the run is partial."""
+        screeneval = session_of(self.config)
+        assert screeneval is not None
+        try:
+            screeneval.store_rows_of(self.case.id)
+        except StoreError as exc:
+            # on the report, so the process that owns the run hears of it from an xdist worker
+            # too: the run is then partial
+            self.user_properties.append((WRITE_ERROR_PROPERTY, str(exc)))
+            raise
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, ScreenevalFailure | ScorerFault | ScreenevalError):

@@ -131,6 +131,11 @@ def _is_confidence(value: object) -> bool:
     return is_finite_number(value) and 0 <= value <= 1  # type: ignore[operator]
 
 
+def _exit_code(error: BaseException) -> str:
+    code = getattr(error, "code", None)
+    return "" if code is None and not isinstance(error, SystemExit) else repr(code)
+
+
 def result_of(
     job: ScoringJob,
     rubric: Rubric,
@@ -224,6 +229,14 @@ def _result_of(
     timeout: float,
 ) -> JobResult:
     if error is not None:
+        if isinstance(error, SystemExit | GeneratorExit):
+            # a scorer that tries to end the process: the run stops, saying so, and ends as
+            # every stopped run does (its summary, its status, its JUnit file)
+            raise ScorerUnavailable(
+                f"The scorer raised {type(error).__name__}({_exit_code(error)}) while scoring "
+                f"case {job.case_id}; a scorer must raise an exception, not end the process, "
+                "so the run stops."
+            )
         if isinstance(error, ScorerUnavailable) or not isinstance(error, Exception):
             raise error
         if isinstance(error, ScorerError):

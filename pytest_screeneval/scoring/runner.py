@@ -314,8 +314,8 @@ class Runner:
             if self._drop(call):
                 self._dispatch()
             raise
-        except (KeyboardInterrupt, SystemExit):
-            raise  # they stop the loop itself (see _serve)
+        except KeyboardInterrupt:
+            raise  # it stops the loop itself (see _serve)
         except BaseException as exc:
             error = exc
         self._finish(call, answer, error)

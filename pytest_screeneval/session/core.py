@@ -65,6 +65,7 @@ from pytest_screeneval.session.worker_output import WorkerOutput
 from pytest_screeneval.settings.controls import RunControls
 from pytest_screeneval.settings.options import Settings
 from pytest_screeneval.store.database import Store, default_url
+from pytest_screeneval.store.spool import Spool, spool_dir
 
 if TYPE_CHECKING:
     from pytest_screeneval.evidence.verdicts import Verdict
@@ -121,8 +122,9 @@ class ScreenevalSession:
         # what confirmation concluded per item, gathered from the items' reports by the plugin
         self.item_outcomes: list[ItemOutcome] = []
         self.acceptance_error: str | None = None
-        self.start_error: str | None = None
         self._close_error: str | None = None  # the last rows could not be stored
+        self.start_error: str | None = None  # the run could not start: nothing to summarize
+        self.stop_error: str | None = None  # what stopped the scoring: the run is interrupted
         self.runner: Runner | None = None
         self.plan: CostPlan | None = None
 
@@ -132,7 +134,9 @@ class ScreenevalSession:
         """Open the store and read the rubric and variants; errors are one sentence."""
         terms = protected_terms(self.settings, self.rootdir)  # a bad file stops us before the store
         self.store = Store.open(self.db_url)
-        for run_id in self.store.mark_abandoned_runs():
+        spool = self.spool()
+        waiting = spool.waiting if spool is not None else None
+        for run_id in self.store.mark_abandoned_runs(waiting=waiting):
             self.warnings.append(
                 f"run {run_id} was left running by a process that is gone; "
                 "it is now marked interrupted"
@@ -140,7 +144,12 @@ class ScreenevalSession:
         self.golden.open(self.store)
         rubric, cases = self.golden.rubric, self.golden.cases
         self.baseline = Baseline.load(self.store, rubric)
-        self.run = RunLog(self.store, rubric)
+        self.run = RunLog(
+            self.store,
+            rubric,
+            spool=self.spool(),
+            retry_seconds=self.settings.store_retry_seconds,
+        )
         self.scores = Scores(
             rubric, self.settings, self.run, cases, self.golden.variants, self.warnings.append
         )
@@ -171,6 +180,36 @@ class ScreenevalSession:
             self.examples.texts,
         )
 
+    def spool(self) -> Spool | None:
+        """The spool beside the store: rows the store would not take wait there."""
+        directory = spool_dir(self.db_url, self.rootdir)
+        return None if directory is None else Spool(directory)
+
+    def rows_waiting(self) -> int:
+        """Score rows of this run in the spool (any process's: xdist workers spool their own)."""
+        spool = self.run.spool if self.store is not None else None
+        if spool is None or self.run.run_id is None:
+            return 0
+        return spool.waiting(self.run.run_id)
+
+    def store_clauses(self) -> list[str]:
+        """What the store did not take, for the run's 'partial' sentence: the rows waiting in
+        the spool, and any the spool could not take either."""
+        clauses: list[str] = []
+        waiting = self.rows_waiting()
+        if waiting:
+            assert self.run.spool is not None
+            clauses.append(
+                f"{waiting} score rows wait in the spool {self.run.spool.directory} (the store "
+                "did not take them): import them with `screeneval db recover`"
+            )
+        if self.store is not None and self.run.unkept:
+            clauses.append(
+                f"{len(self.run.unkept)} score rows are lost: neither the store nor the spool "
+                "took them"
+            )
+        return clauses
+
     @property
     def rubric(self) -> Rubric:
         return self.golden.rubric
@@ -199,13 +238,20 @@ class ScreenevalSession:
     # ---------------------------------------------------------------- the scorer
 
     def _resolve_scorer(self) -> Scorer:
-        scorer, warnings = resolve_scorer(
-            self.settings.scorer,
-            self.rubric,
-            self.rootdir,
-            override=self.scorer_override,
-            option_getter=self.option_getter,
-        )
+        try:
+            scorer, warnings = resolve_scorer(
+                self.settings.scorer,
+                self.rubric,
+                self.rootdir,
+                override=self.scorer_override,
+                option_getter=self.option_getter,
+            )
+        except (SystemExit, GeneratorExit) as exc:
+            # a factory that tries to end the process: one sentence, never a silent exit 0
+            code = "" if isinstance(exc, GeneratorExit) else repr(exc.code)
+            raise ScreenevalError(
+                f"The scorer factory raised {type(exc).__name__}({code}); no run was started."
+            ) from None
         self.warnings.extend(warnings)
         self._secrets += remember(*scorer_secrets(scorer))
         return scorer
@@ -457,6 +503,8 @@ class ScreenevalSession:
             self.run.flush(force=True)
         except ScreenevalError as exc:  # the controller closes the run as partial, saying this
             write_error = f"the last score rows of a worker could not be stored ({exc})"
+        if write_error is None and self.run.write_errors:
+            write_error = "; ".join(self.run.write_errors)
         return WorkerOutput(
             write_error=write_error,
             needs=tuple(self.ran_needs),
@@ -522,9 +570,9 @@ class ScreenevalSession:
         fatal = self.runner_error()
         if fatal is None:
             return None
-        self.start_error = fatal
+        # the run ends interrupted in ``conclude``, with its summary and JUnit file
+        self.stop_error = fatal
         self.stop_scoring(stopped=True)
-        self.close_interrupted()
         return fatal
 
     def close_interrupted(self) -> None:
@@ -562,6 +610,7 @@ class ScreenevalSession:
         in the audit chain, accept it if asked (and allowed): everything the end of a pytest
         session does with the run, in order; ``items``: the items' outcomes, recorded with the
         verdict. Store errors are kept in ``RunEnd.close_error``."""
+        interrupted = interrupted or self.stop_error is not None
         status = "interrupted" if interrupted else ("partial" if missing else "complete")
         kinds = dict(Counter(need.kind for need in self.needs))
         close_error, head = self._close_error, None
@@ -569,6 +618,12 @@ class ScreenevalSession:
             summary = self.summarize(kinds, status)
         except ScreenevalError as exc:  # the summary's own re-scoring could not be stored
             return RunEnd(None, status, missing, str(exc), None, failed=False)
+        late = [c for c in self.store_clauses() if c not in (missing or "")]
+        if late:
+            # the summary's own re-scores (the noise probe) went to the spool: not complete
+            missing = "; ".join([*([missing] if missing else []), *late])
+            if status == "complete":
+                status = summary.status = "partial"
         if close_error is None:
             try:
                 verdict = verdict_document(summary.gates, summary.crossings, missing, items)
@@ -584,7 +639,9 @@ class ScreenevalSession:
             )
             with contextlib.suppress(ScreenevalError):
                 head = self._chain_head()
-        return RunEnd(summary, status, missing, close_error, head, failed=self.session_failed())
+        # a run that is not complete never exits 0: its exit status and its status agree
+        failed = self.session_failed() or status != "complete"
+        return RunEnd(summary, status, missing, close_error, head, failed=failed)
 
     def _chain_head(self) -> ChainHead | None:
         """The store's chain head now (after the run's entry, and its acceptance's)."""
@@ -614,6 +671,8 @@ class ScreenevalSession:
                 self.settings, self.confirmer, self.fairness.fairness_cases, self._text_of
             )
             decided.run()
+        # the probe's and the decide budget's rows: stored (or spooled) before the status
+        self.run.flush(force=True)
         self.summary = summarize(
             run_id=self.run_id,
             status=status,
@@ -690,7 +749,13 @@ class ScreenevalSession:
         verdict (gates and crossings) with it."""
         if self.store is None:
             return
-        self.run.finish(status, self.scores.served(), verdict)
+        try:
+            self.run.flush(force=True)
+        finally:
+            waiting = self.rows_waiting()
+            if waiting:  # chained by `screeneval db recover`, once these rows are in
+                verdict = dict(verdict or {}) | {"rows_waiting": waiting}
+            self.run.finish(status, self.scores.served(), verdict)
 
     def close(self) -> None:
         forget(self._secrets)

@@ -15,21 +15,30 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pytest_screeneval.errors import StoreError, StoreUnavailable
 from pytest_screeneval.evidence.noise import NoiseEstimate, estimate_noise
 from pytest_screeneval.evidence.verdicts import BaselineInfo, ReviewInfo
 from pytest_screeneval.golden.model import ORIGINAL
 from pytest_screeneval.version import __version__
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
     from pytest_screeneval.golden.model import Rubric
     from pytest_screeneval.scoring.protocol import ScorerIdentity
     from pytest_screeneval.scoring.results import JobResult
     from pytest_screeneval.store.database import Acceptance, RunRecord, ScoreRow, Store
+    from pytest_screeneval.store.spool import Spool
 
-__all__ = ["FLUSH_EVERY_ROWS", "FLUSH_EVERY_SECONDS", "Baseline", "RunLog"]
+__all__ = ["FLUSH_EVERY_ROWS", "FLUSH_EVERY_SECONDS", "RETRY_SECONDS", "Baseline", "RunLog"]
 
 FLUSH_EVERY_ROWS = 500
 FLUSH_EVERY_SECONDS = 1.0
+# How long a failed write is retried (with back-off) before its rows go to the spool: longer
+# than a database restart or a fail-over, which take a few seconds.
+RETRY_SECONDS = 20.0
+_FIRST_DELAY_S = 0.05
+_LONGEST_DELAY_S = 2.0
 
 
 def _vcs_commit(rootdir: Path) -> str | None:
@@ -105,7 +114,15 @@ class Baseline:
 class RunLog:
     """The run row and its score rows: opened (or attached to), written in batches, closed."""
 
-    def __init__(self, store: Store, rubric: Rubric) -> None:
+    def __init__(
+        self,
+        store: Store,
+        rubric: Rubric,
+        *,
+        spool: Spool | None = None,
+        retry_seconds: float = RETRY_SECONDS,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         self.store = store
         self.criteria = rubric.criterion_names
         self.run_id: int | None = None
@@ -114,6 +131,16 @@ class RunLog:
         self._pending_cases: set[str] = set()  # whose rows are among the pending ones
         self._early: list[JobResult] = []
         self._last_flush = time.monotonic()
+        self.spool = spool
+        self.retry_seconds = retry_seconds
+        self.sleep = sleep
+        # rows the store did not take after their retries, kept in the spool (and here, to
+        # store them after all if the store comes back before the run ends)
+        self._spooled: list[ScoreRow] = []
+        self._spooled_cases: dict[str, str] = {}  # case -> why its rows are not stored
+        self.unkept: list[ScoreRow] = []  # neither stored nor spooled: the spool failed too
+        self._down: StoreError | None = None  # the store's last failure, until a write succeeds
+        self.write_errors: list[str] = []  # one clause per kind of failure, for the summary
 
     def open(
         self,
@@ -183,23 +210,103 @@ class RunLog:
             )
 
     def flush(self, force: bool = False) -> None:
-        """Write queued score rows in one batch: every 500 rows, every second, or when forced."""
+        """Write queued score rows in one batch: every 500 rows, every second, or when forced.
+
+        The rows stay queued until the store has them: a failed write is retried with back-off
+        for ``retry_seconds``, then its rows go to the spool (fsync'd) and the run is partial.
+        Nothing raises here unless the spool cannot be written either.
+        """
         if not self._pending:
+            if force and self._spooled:
+                self._store_spooled()  # at the end, one more try: is the store back?
             return
         due = len(self._pending) >= FLUSH_EVERY_ROWS or (
             time.monotonic() - self._last_flush >= FLUSH_EVERY_SECONDS
         )
         if force or due:
-            rows, self._pending = self._pending, []
-            self._pending_cases = set()
-            self.store.write_scores(rows)
+            rows, cases = self._pending, self._pending_cases
+            self._write(rows, cases)
+            # only now: a write that raised (the spool failed too) leaves them queued
+            self._pending, self._pending_cases = [], set()
             self._last_flush = time.monotonic()
 
+    def _write(self, rows: Sequence[ScoreRow], cases: set[str]) -> None:
+        error = self._store_with_retries(rows)
+        if error is None:
+            if self._spooled:
+                self._store_spooled()
+            return
+        self._down = error
+        where = self._spool_rows(rows, error)
+        for case_id in cases:
+            self._spooled_cases.setdefault(case_id, f"{error} {where}")
+
+    def _store_with_retries(self, rows: Sequence[ScoreRow]) -> StoreError | None:
+        """Store the rows; the error that stopped it after the retries, or None."""
+        # while the store is known to be down, one try: the retries were spent already
+        budget = 0.0 if self._down is not None else self.retry_seconds
+        deadline = time.monotonic() + budget
+        delay = _FIRST_DELAY_S
+        while True:
+            try:
+                self.store.write_scores(rows)
+            except StoreUnavailable as exc:
+                if time.monotonic() + delay > deadline:
+                    return exc
+                self.sleep(delay)
+                delay = min(delay * 2, _LONGEST_DELAY_S)
+            except StoreError as exc:  # refused as it is: a retry would be refused again
+                return exc
+            else:
+                self._down = None
+                return None
+
+    def _spool_rows(self, rows: Sequence[ScoreRow], error: StoreError) -> str:
+        """Keep the rows in the spool; the clause saying where they wait."""
+        if self.spool is None:
+            self.unkept.extend(rows)
+            self._note(f"{len(self.unkept)} score rows could not be stored ({error})")
+            return "(an in-memory store has no spool: they are lost with this process)"
+        try:
+            path = self.spool.append(rows)
+        except StoreError as spool_error:
+            self.unkept.extend(rows)
+            self._note(f"score rows could not be stored ({error}) nor spooled ({spool_error})")
+            return f"({spool_error})"
+        self._spooled.extend(rows)
+        self._note(f"score rows could not be stored ({error})")
+        return f"They wait in the spool file {path}: import them with `screeneval db recover`."
+
+    def _store_spooled(self) -> None:
+        """The store is back: store the spooled rows after all, and empty this run's spool."""
+        rows = self._spooled
+        try:
+            self.store.write_scores(rows)
+        except StoreError:
+            return  # they stay in the spool, for `screeneval db recover`
+        self._down = None
+        self._spooled = []
+        if self.spool is not None and self.run_id is not None:
+            self.spool.file_for(self.run_id).unlink(missing_ok=True)
+
+    def _note(self, clause: str) -> None:
+        if clause not in self.write_errors:
+            self.write_errors.append(clause)
+
+    @property
+    def spooled_rows(self) -> int:
+        """Rows of this process that wait in the spool (stored again if the store came back)."""
+        return len(self._spooled)
+
     def flush_case(self, case_id: str) -> None:
-        """Write the queued rows now if this case's are among them (its items may not pass
-        before their rows are stored); else as ``flush`` would. Rows of later cases, stored
-        ahead, then go in one batch, not in a transaction per item."""
+        """Store this case's queued rows now (with any queued before them): its items may not
+        pass before their rows are committed. Rows of later cases, stored ahead, go in the same
+        batch, not in a transaction per item. Raises one sentence if the case's rows could not
+        be stored (they wait in the spool)."""
         self.flush(force=case_id in self._pending_cases)
+        why = self._spooled_cases.get(case_id)
+        if why is not None and any(row.case_id == case_id for row in self._spooled + self.unkept):
+            raise StoreError(f"The score rows of case {case_id} are not stored: {why}")
 
     def finish(
         self, status: str, served_models: set[str], verdict: Mapping[str, object] | None

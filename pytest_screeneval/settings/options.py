@@ -228,6 +228,13 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "Who makes the final decision about a candidate (stated in every report).",
     ),
     OptionSpec(
+        "screeneval_store_retry_seconds",
+        "20",
+        "Seconds a failed score write is retried (with back-off) before its rows go to the "
+        "spool beside the store, for `screeneval db recover`.",
+        non_negative_float,
+    ),
+    OptionSpec(
         "screeneval_json",
         "",
         "Write the run's full summary as JSON to this path.",
@@ -285,6 +292,7 @@ class Settings:
     confirm_budget: int | None
     decide_budget: int
     final_decision_by: str
+    store_retry_seconds: float
     json: str
     markdown: str
     step_summary: str

@@ -22,7 +22,7 @@ from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlalchemy.pool import StaticPool
 
 from pytest_screeneval.boundary.secrets import mask_urls
-from pytest_screeneval.errors import StoreError
+from pytest_screeneval.errors import StoreError, StoreUnavailable
 
 __all__ = [
     "DEFAULT_BUSY_TIMEOUT",
@@ -30,6 +30,7 @@ __all__ = [
     "WRITE",
     "default_url",
     "describe",
+    "is_transient",
     "make_engine",
     "mask_url",
     "parse_url",
@@ -205,7 +206,32 @@ def _reason(exc: BaseException) -> str:
 
 
 def store_error(exc: Exception, parsed: URL, *, busy_timeout: float) -> StoreError:
-    """Translate a SQLAlchemy/driver error into one sentence naming the store."""
+    """Translate a SQLAlchemy/driver error into one sentence naming the store.
+
+    A fault of the database's state (a lost connection, a lock, a full disk) is a
+    :class:`StoreUnavailable`, which a writer may retry; a refusal of the write itself is not.
+    """
+    error = _store_error(exc, parsed, busy_timeout=busy_timeout)
+    if is_transient(exc):
+        return StoreUnavailable(str(error))
+    return error
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Whether the same statement may succeed later: the database was unreachable, locked,
+    full or read-only, rather than refusing the values themselves."""
+    if getattr(exc, "connection_invalidated", False):
+        return True
+    transient = (
+        sa.exc.OperationalError,
+        sa.exc.InterfaceError,
+        sa.exc.DisconnectionError,
+        sa.exc.TimeoutError,
+    )
+    return isinstance(exc, transient)
+
+
+def _store_error(exc: Exception, parsed: URL, *, busy_timeout: float) -> StoreError:
     where = describe(parsed)
     reason = _reason(exc)
     lowered = reason.lower()

@@ -9,9 +9,10 @@ baseline the run was judged against; an accepted run is never modified again.
 from __future__ import annotations
 
 import functools
+import json
 import os
 import socket
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -194,14 +195,23 @@ class RunRecords(StoreBase):
                     verdict=None if verdict is None else to_json(dict(verdict)),
                 )
             )
-            self._chain_run(conn, run_id)
+            if not (verdict or {}).get("rows_waiting"):
+                # else chained by `screeneval db recover`, with the rows waiting in the spool
+                self._chain_run(conn, run_id)
 
     @guarded
-    def mark_abandoned_runs(self, *, stale_hours: float = DEFAULT_STALE_HOURS) -> list[int]:
+    def mark_abandoned_runs(
+        self,
+        *,
+        stale_hours: float = DEFAULT_STALE_HOURS,
+        waiting: Callable[[int], int] | None = None,
+    ) -> list[int]:
         """Mark as 'interrupted' the runs left 'running' by a process that is gone.
 
         On this host a run is abandoned when its process no longer exists; a run from another
         host when it started more than ``stale_hours`` ago (its process cannot be checked).
+        ``waiting(run_id)``: its score rows in the spool; such a run is chained only once
+        ``screeneval db recover`` has imported them.
         """
         host = socket.gethostname()
         cutoff = datetime.now(UTC) - timedelta(hours=stale_hours)
@@ -223,15 +233,60 @@ class RunRecords(StoreBase):
             for run_id in sorted(abandoned):
                 # one at a time: a run its process finished meanwhile is left alone (and chained
                 # once, by that process)
+                spooled = waiting(run_id) if waiting is not None else 0
+                values: dict[str, Any] = {"status": "interrupted", "finished_at": utc_now()}
+                if spooled:
+                    values["verdict"] = to_json({"rows_waiting": spooled})
                 updated = conn.execute(
                     t.runs.update()
                     .where((t.runs.c.run_id == run_id) & (t.runs.c.status == "running"))
-                    .values(status="interrupted", finished_at=utc_now())
+                    .values(**values)
                 ).rowcount
                 if updated:
-                    self._chain_run(conn, run_id)
+                    if not spooled:
+                        self._chain_run(conn, run_id)
                     marked.append(run_id)
         return marked
+
+    @guarded
+    def import_spooled(self, run_id: int, rows: Sequence[ScoreRow]) -> str:
+        """Store rows kept in the spool for a run, one per item however often; returns the
+        run's status. A run still 'running' (its process gone) takes them and ends as
+        'interrupted'; a run closed while they waited ('partial' or 'interrupted', unchained)
+        takes them; either is chained now, with every row. A run chained without them cannot
+        take them: one sentence."""
+        with write_transaction(self.engine) as conn:
+            status = self._run_status(conn, run_id, for_update=True)
+            record = conn.execute(
+                sa.select(t.runs.c.verdict, t.runs.c.pid, t.runs.c.host).where(
+                    t.runs.c.run_id == run_id
+                )
+            ).one()
+            waiting = store_chain.rows_waiting(record.verdict)
+            if status == "running":
+                if record.host == socket.gethostname() and _process_alive(record.pid):
+                    raise StoreError(
+                        f"Run {run_id} is still running (process {record.pid}); import its "
+                        "spooled rows once it has ended."
+                    )
+            elif not waiting:
+                raise StoreError(
+                    f"Run {run_id} is {status} and was chained without these rows, so they "
+                    "cannot be added to it; the spool file is kept."
+                )
+            unique = {_item_key(row): score_values(row) for row in rows}
+            if unique:
+                conn.execute(_upsert_scores(self.dialect), list(unique.values()))
+            verdict = dict(json.loads(record.verdict)) if record.verdict else {}
+            verdict.pop("rows_waiting", None)
+            verdict["rows_recovered"] = len(unique)
+            values: dict[str, Any] = {"verdict": to_json(verdict)}
+            if status == "running":  # its process is gone: it ends now, as interrupted
+                status = "interrupted"
+                values |= {"status": status, "finished_at": utc_now()}
+            conn.execute(t.runs.update().where(t.runs.c.run_id == run_id).values(**values))
+            self._chain_run(conn, run_id)
+            return status
 
     @guarded
     def get_run(self, run_id: int) -> RunRecord:

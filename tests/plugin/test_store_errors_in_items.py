@@ -1,5 +1,5 @@
-"""A store that refuses writes mid-run (a lock taken by another process)
-fails a perturbation item with one sentence, not a Hypothesis FlakyFailure traceback."""
+"""A store that refuses writes mid-run (a lock taken by another process) fails a perturbation
+item with one sentence, not a Hypothesis FlakyFailure traceback, and its rows wait in the spool."""
 
 from __future__ import annotations
 
@@ -56,5 +56,9 @@ def test_a_lock_mid_run_is_one_sentence_in_the_perturbation_item(
                 break
             if line.strip():
                 body.append(line)
-        assert body == [LOCKED]
-    assert f"score rows could not be stored ({LOCKED})" in out
+        # the rows are not lost: they wait in the spool, and the item says so
+        [sentence] = body
+        assert sentence.startswith(f"The score rows of case al-001 are not stored: {LOCKED} ")
+        assert sentence.endswith("import them with `screeneval db recover`.")
+    assert "failed because their score rows could not be stored (the first: " in out
+    assert "score rows wait in the spool" in out

@@ -17,6 +17,7 @@ rows against the chain with :func:`pytest_screeneval.store.chain.golden.check_go
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -64,6 +65,7 @@ __all__ = [
     "golden_seq",
     "golden_state",
     "lock_chain",
+    "rows_waiting",
     "run_rows_digest",
     "verify",
 ]
@@ -409,26 +411,40 @@ def _records_to_chain(
 ) -> Iterator[tuple[str, int, dict[str, Any]]]:
     """Every record that belongs in the chain: finished runs, acceptances, reviews (by id)."""
     runs, acceptances, reviews = tables.runs, tables.acceptances, tables.reviews
-    for row in conn.execute(
-        sa.select(runs.c.run_id).where(runs.c.status.in_(FINISHED)).order_by(runs.c.run_id)
-    ):
-        yield "run", int(row.run_id), {}
+    query = sa.select(runs.c.run_id, runs.c.verdict).where(runs.c.status.in_(FINISHED))
+    finished = conn.execute(query.order_by(runs.c.run_id)).all()
+    for run_id, verdict in finished:
+        if not rows_waiting(verdict):
+            yield "run", int(run_id), {}
     for row in conn.execute(
         sa.select(acceptances.c.id, acceptances.c.run_id).order_by(acceptances.c.id)
     ):
         yield "acceptance", int(row.id), {"run_id": row.run_id}
-    for row in conn.execute(
+    for review in conn.execute(
         sa.select(reviews.c.id, reviews.c.run_id, reviews.c.case_id, reviews.c.target).order_by(
             reviews.c.id
         )
     ):
-        yield "review", int(row.id), dict(row._mapping)
+        yield "review", int(review.id), dict(review._mapping)
     if tables.historical is not None:
         historical = tables.historical
         for row in conn.execute(
             sa.select(historical.c.id, historical.c.file_name).order_by(historical.c.id)
         ):
             yield "historical", int(row.id), dict(row._mapping)
+
+
+def rows_waiting(verdict: str | None) -> int:
+    """Score rows a finished run waits for in the spool (``screeneval db recover`` imports them
+    and chains the run then, with every row): its verdict says how many."""
+    if not verdict:
+        return 0
+    try:
+        document = json.loads(verdict)
+    except ValueError:
+        return 0
+    waiting = document.get("rows_waiting") if isinstance(document, dict) else None
+    return waiting if isinstance(waiting, int) and waiting > 0 else 0
 
 
 # --------------------------------------------------------------------------------------------
