@@ -191,3 +191,12 @@ def test_output_paths_are_checked_before_any_call(project: pytest.Pytester) -> N
     assert f"Cannot write --screeneval-json to {blocked / 'run.json'}" in output, output
     assert not (project.path / "calls.log").exists()  # nothing was scored
     assert statuses(project) == []
+
+
+def test_a_run_whose_every_gate_had_nothing_to_judge_is_never_shown_as_pass() -> None:
+    from pytest_screeneval.report.run_verdict import gate_status_cell
+
+    nothing = {"gates": [{"name": "agreement", "status": "N/A"}, {"name": "gap", "status": "N/A"}]}
+    assert gate_status_cell(nothing) == "N/A"
+    judged = {"gates": [{"name": "agreement", "status": "PASS"}, {"name": "gap", "status": "N/A"}]}
+    assert gate_status_cell(judged) == "PASS"

@@ -76,6 +76,11 @@ def cases_import(args: argparse.Namespace) -> int:
 
 def cases_export_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("folder", metavar="DIR", help="folder to write the golden set into")
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="replace files in DIR that differ from the store (edits there are lost)",
+    )
 
 
 def cases_export(args: argparse.Namespace) -> int:
@@ -89,7 +94,7 @@ def cases_export(args: argparse.Namespace) -> int:
             f"Cannot export the golden set to {args.folder}: it is a file, not a folder."
         )
     try:
-        write_golden_set(golden, folder)
+        write_golden_set(golden, folder, force=args.force)
     except OSError as exc:  # a name too long, no space, no permission
         where = str(exc.filename or "")
         shown = f" ({where})" if where and len(where) <= 100 else ""

@@ -11,6 +11,8 @@ control characters, unusual line breaks) is left to PyYAML's quoting, which is e
 
 from __future__ import annotations
 
+import os
+
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -223,11 +225,14 @@ def case_relative_path(case: Case) -> Path:
     return Path(case.label) / f"{case.id}.yaml"
 
 
-def write_golden_set(golden: GoldenSet, root: Path) -> list[Path]:
+def write_golden_set(golden: GoldenSet, root: Path, *, force: bool = False) -> list[Path]:
     """Write rubric.yaml, variants.yaml and one ``<label>/<id>.yaml`` per case under ``root``.
 
-    Existing files of the same names are replaced; nothing else in ``root`` is touched. Returns
-    the paths written, rubric and variants first.
+    A file already there with the same text is left as it is; one that differs (a person's edit)
+    is replaced only with ``force``, else nothing is written and the refusal names it. Nothing is
+    ever written through a symlink under ``root``, and each file is replaced whole (written
+    beside it, then renamed), so an interrupted export never leaves half a file. Nothing else
+    in ``root`` is touched. Returns the paths written or already equal, rubric and variants first.
     """
     root = Path(root)
     planned: list[tuple[Path, str]] = [
@@ -243,8 +248,58 @@ def write_golden_set(golden: GoldenSet, root: Path) -> list[Path]:
             )
         seen[relative] = case.id
         planned.append((root / relative, dump_case(case)))
-    # Render everything before writing anything, so a bad case leaves no half-written export.
+    # Render and check everything before writing anything: a refusal leaves the folder as it was.
+    linked = [path for path, _ in planned if _through_symlink(root, path)]
+    if linked:
+        raise GoldenSetError(
+            f"Cannot export to {root}: {_some(linked, root)} is a symlink or lies under one; "
+            "the export never writes through a symlink (remove it, or export to another folder)."
+        )
+    changed = [path for path, text in planned if _differs(path, text)]
+    if changed and not force:
+        raise GoldenSetError(
+            f"Cannot export to {root}: {len(changed)} file(s) there differ from the store "
+            f"({_some(changed, root)}); nothing was written. Export to another folder, or "
+            "replace them with --force."
+        )
     for path, text in planned:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8", newline="\n")
+        if path in changed or not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            _replace(path, text)
     return [path for path, _ in planned]
+
+
+def _through_symlink(root: Path, path: Path) -> bool:
+    current = root
+    for part in path.relative_to(root).parts:
+        current = current / part
+        if current.is_symlink():
+            return True
+    return False
+
+
+def _differs(path: Path, text: str) -> bool:
+    if not path.exists():
+        return False
+    try:
+        return path.read_bytes() != text.encode("utf-8")
+    except OSError:
+        return True
+
+
+def _some(paths: list[Path], root: Path) -> str:
+    shown = ", ".join(path.relative_to(root).as_posix() for path in paths[:3])
+    return shown + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
+
+
+def _replace(path: Path, text: str) -> None:
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(temporary, flags, 0o644)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise

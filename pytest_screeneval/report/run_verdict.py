@@ -72,6 +72,9 @@ def gate_status_cell(verdict: Mapping[str, Any] | None) -> str:
     if others:
         status, count = sorted(others.items())[0]
         return f"{status} {count}"
+    if not any(g.get("status") == PASS for g in _gates(verdict)):
+        # every gate had nothing to judge (every call failed, say): that is no pass
+        return "N/A"
     return PASS
 
 

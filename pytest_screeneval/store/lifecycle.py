@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -214,6 +215,16 @@ class StoreBase:
                     t.alembic_version.create(conn)
                     conn.execute(t.alembic_version.insert().values(version_num=SCHEMA_REVISION))
                     return
+        if revision != SCHEMA_REVISION and revision not in known_revisions():
+            # written by a newer version: `db upgrade` cannot go forward to what it never knew
+            from pytest_screeneval.version import __version__
+
+            raise StoreError(
+                f"The store at {self.masked_url} has schema revision {revision}, which this "
+                f"pytest-screeneval ({__version__}, schema {SCHEMA_REVISION}) does not know: a "
+                "newer version wrote it, so `screeneval db upgrade` cannot help; install that "
+                "version (pip install -U pytest-screeneval) or use another store."
+            )
         if revision != SCHEMA_REVISION:
             raise StoreError(
                 f"The store at {self.masked_url} has schema revision {revision}, this "
@@ -273,6 +284,18 @@ def _our_tables(conn: Connection) -> list[str]:
 
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
+
+
+@functools.cache
+def known_revisions() -> frozenset[str]:
+    """Every schema revision this version's migrations know (read from their files, so that
+    opening a store never imports Alembic)."""
+    found: set[str] = set()
+    for path in (MIGRATIONS_DIR / "versions").glob("*.py"):
+        match = re.search(r'^revision: str = "([^"]+)"', path.read_text(encoding="utf-8"), re.M)
+        if match:
+            found.add(match.group(1))
+    return frozenset(found | {SCHEMA_REVISION})
 
 
 def upgrade(url: str, *, busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> tuple[str | None, str]:

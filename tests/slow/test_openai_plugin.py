@@ -564,3 +564,56 @@ def test_a_server_that_rejects_every_call_stops_the_run_with_one_sentence(
     assert "Traceback" not in result.stdout.str() + result.stderr.str()
     with store_of(project) as store:
         assert store.get_run(1).status == "interrupted"
+
+
+CONTEXT_TOO_LONG = Reply(
+    status=400,
+    error_message="This model's maximum context length is 8192 tokens, however you requested "
+    "9120 tokens (context_length_exceeded).",
+)
+
+
+def test_a_resume_over_the_context_fails_its_case_and_the_run_goes_on(
+    project: pytest.Pytester, server: ChatServer, script: Script
+) -> None:
+    # one resume over the model's context stopped the whole run as "2 failures in a row": its
+    # five texts (the original and its variants) are rejected the same way, one after another
+    write_ini(
+        project, server, screeneval_concurrency="1", screeneval_openai_stop_after_failures="2"
+    )
+    script.queue("al-002", *([CONTEXT_TOO_LONG] * 20))
+    result = project.runpytest("--screeneval")
+    output = result.stdout.str() + result.stderr.str()
+    assert result.ret == pytest.ExitCode.TESTS_FAILED, output
+    assert "stopped the run" not in output
+    assert {case_of(r.body) for r in server.chat_requests} >= set(CASE_IDS)
+    failed = failed_nodeids(result)
+    assert failed and all("al-002" in nodeid for nodeid in failed), failed
+    assert "maximum context length is 8192 tokens" in failures_section(result)
+    with store_of(project) as store:
+        assert store.get_run(1).status == "complete"
+
+
+def test_an_html_page_answered_with_200_stops_the_run_with_one_sentence(
+    project: pytest.Pytester, server: ChatServer, script: Script
+) -> None:
+    # a login page in front of the endpoint answers 200 to everything: the same for every case
+    write_ini(
+        project, server, screeneval_concurrency="1", screeneval_openai_stop_after_failures="2"
+    )
+    script.default = Reply(raw_body=b"<html><body>Sign in to continue</body></html>")
+    result = project.runpytest("--screeneval", "--junitxml", "junit.xml")
+    output = result.stdout.str() + result.stderr.str()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, output
+    [line] = [ln for ln in result.stderr.lines if ln.startswith("ERROR: ")]
+    assert line.startswith("ERROR: The openai scorer stopped the run after 2 requests in a row ")
+    assert "HTTP 200 with an answer that is not a chat completion" in line
+    assert "Traceback" not in output
+    assert len(server.chat_requests) <= 4  # stopped, not sent for every case
+    with store_of(project) as store:
+        assert store.get_run(1).status == "interrupted"
+    # the stopped run still has its summary and its JUnit file
+    assert "=== screeneval ===" in output.replace("=" * 10, "===")
+    assert (
+        'name="screeneval.status" value="interrupted"' in (project.path / "junit.xml").read_text()
+    )

@@ -109,17 +109,39 @@ def test_open_without_create_refuses_an_empty_database(store_url: str) -> None:
     assert "screeneval db upgrade --db" in one_line(caught.value)
 
 
-def test_other_schema_revision_is_refused_with_the_upgrade_command(store_url: str) -> None:
+def test_an_older_schema_revision_is_refused_with_the_upgrade_command(store_url: str) -> None:
     with Store.open(store_url) as store, store.engine.begin() as conn:
-        conn.execute(t.alembic_version.update().values(version_num="0000feedface"))
+        conn.execute(t.alembic_version.update().values(version_num="0002"))
     with pytest.raises(StoreError) as caught:
         Store.open(store_url)
     message = one_line(caught.value)
     assert message == (
-        f"The store at {mask_url(store_url)} has schema revision 0000feedface, this "
+        f"The store at {mask_url(store_url)} has schema revision 0002, this "
         f"pytest-screeneval needs {SCHEMA_REVISION}: run "
         f"`screeneval db upgrade --db {mask_url(store_url)}`."
     )
+
+
+@pytest.mark.parametrize("revision", ["0099", "0000feedface"])
+def test_a_newer_schema_revision_does_not_send_the_user_to_db_upgrade(
+    store_url: str, revision: str
+) -> None:
+    # `db upgrade` fails on a revision it does not know: the sentence must not advise it
+    from pytest_screeneval import __version__
+    from pytest_screeneval.store.database import upgrade
+
+    with Store.open(store_url) as store, store.engine.begin() as conn:
+        conn.execute(t.alembic_version.update().values(version_num=revision))
+    with pytest.raises(StoreError) as caught:
+        Store.open(store_url)
+    assert one_line(caught.value) == (
+        f"The store at {mask_url(store_url)} has schema revision {revision}, which this "
+        f"pytest-screeneval ({__version__}, schema {SCHEMA_REVISION}) does not know: a newer "
+        "version wrote it, so `screeneval db upgrade` cannot help; install that version "
+        "(pip install -U pytest-screeneval) or use another store."
+    )
+    with pytest.raises(StoreError):  # and indeed it cannot
+        upgrade(store_url)
 
 
 def test_tables_without_a_revision_are_refused(store_url: str) -> None:

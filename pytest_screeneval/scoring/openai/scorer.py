@@ -93,6 +93,14 @@ INVALID_REQUEST = re.compile(
 )
 # Rejections that no response format can cure: the key, the permission, the model or the URL.
 NOT_ABOUT_FORMAT = frozenset({401, 403, 404})
+# Rejections of this one input (too long for the model's context, refused by a content policy):
+# another resume may well pass, so they fail their case's items and never stop the run.
+INPUT_DEPENDENT = re.compile(
+    r"context[_ ]length|maximum context|too many tokens|prompt is too long|input is too long|"
+    r"string_above_max_length|content[_ ]policy|content[_ ]filter|content management policy|"
+    r"responsible ?ai|safety system",
+    re.IGNORECASE,
+)
 # A local server needs no key, but the client insists on one; this is sent instead.
 NO_KEY = "screeneval-no-key"
 # The resume of the one probe request per dialect that ``auto`` sends before the run.
@@ -112,6 +120,19 @@ def is_rejection(status: int, message: str) -> bool:
     if 400 <= status < 500:
         return True
     return status == 500 and bool(INVALID_REQUEST.search(message))
+
+
+def _input_dependent(rejection: _Rejected) -> bool:
+    """A 400-class rejection of this input, not of every request: see INPUT_DEPENDENT."""
+    return rejection.status in (400, 413, 422) and bool(
+        INPUT_DEPENDENT.search(f"{rejection.description} {rejection.raw}")
+    )
+
+
+def _is_chat_completion(answer: object) -> bool:
+    from openai.types.chat import ChatCompletion
+
+    return isinstance(answer, ChatCompletion)
 
 
 def parse_retry_after(headers: Mapping[str, str], now: datetime | None = None) -> float | None:
@@ -350,7 +371,8 @@ class OpenAIScorer:
         try:
             completion, attempts = await self._call_with_retries(entry.client, request)
         except _Rejected as rejection:
-            self._note_failure(rejection.description, rejection.status)
+            if not _input_dependent(rejection):
+                self._note_failure(rejection.description, rejection.status)
             raise ScorerError(
                 f"the endpoint {self.endpoint} rejected the request with "
                 f"{rejection.description} (not retried: it would fail the same way)",
@@ -364,8 +386,13 @@ class OpenAIScorer:
                 f"attempt{'s' if failure.attempts > 1 else ''}: {failure.description}",
                 attempts=failure.attempts,
             ) from None
-        self._note_success()
         answer, limits = completion
+        if _is_chat_completion(answer):
+            self._note_success()
+        else:
+            # an HTML login page or a proxy's text with status 200: the same for every case
+            # (one cause, whatever the page says: a login page's token changes every time)
+            self._note_failure("HTTP 200 with an answer that is not a chat completion", 200)
         return self._outcome(answer, rubric, attempts, dialect, limits)
 
     async def _call_with_retries(
