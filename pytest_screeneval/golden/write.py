@@ -12,7 +12,6 @@ control characters, unusual line breaks) is left to PyYAML's quoting, which is e
 from __future__ import annotations
 
 import os
-
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
