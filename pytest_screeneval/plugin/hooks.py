@@ -159,6 +159,20 @@ def pytest_configure(config: pytest.Config) -> None:
     except (SettingError, ScreenevalError) as exc:
         raise pytest.UsageError(terminal_safe(str(exc))) from None
 
+    if not is_worker(config):
+        # every file the run will write, checked before anything is scored
+        from pytest_screeneval.plugin.outputs import unwritable_outputs
+
+        problem = unwritable_outputs(
+            (
+                ("--screeneval-json", settings.json),
+                ("--junitxml", getattr(config.option, "xmlpath", None)),
+            ),
+            Path.cwd(),
+        )
+        if problem is not None:
+            raise pytest.UsageError(problem)
+
     from pytest_screeneval.session.core import ScreenevalSession
 
     def scorer_from_hook(rubric: Any) -> Any:
