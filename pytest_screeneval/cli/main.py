@@ -155,13 +155,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exit_:  # usage error (2) or --help (0): returned, so callers get a code
         return exit_.code if isinstance(exit_.code, int) else 2
     try:
-        return int(args.handler(args))
+        code = int(args.handler(args))
+        sys.stdout.flush()  # a closed pipe shows here, not at exit
+        return code
+    except BrokenPipeError:
+        # `screeneval runs | head`: the reader has all it wanted; end quietly, as `cat` does
+        _quiet_stdout()
+        return 141  # the status of a shell pipeline whose writer met a closed pipe
     except ScreenevalError as exc:
         print(terminal_safe(f"screeneval: {exc}"), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("screeneval: interrupted", file=sys.stderr)
         return 130
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's last flush meets no closed pipe."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":

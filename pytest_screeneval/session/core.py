@@ -74,6 +74,21 @@ if TYPE_CHECKING:
 __all__ = ["ItemNeed", "RunSummary", "ScreenevalSession"]
 
 
+def _missing_store_folder(url: str) -> Path | None:
+    """The folder of a SQLite store that does not exist yet (opening the store creates it)."""
+    from pytest_screeneval.errors import StoreError
+    from pytest_screeneval.store.connect import parse_url, sqlite_path
+
+    try:
+        parsed = parse_url(url)
+    except StoreError:
+        return None  # Store.open says why, in its own sentence
+    path = sqlite_path(parsed) if parsed.get_backend_name() == "sqlite" else None
+    if path is None or path.parent.exists():
+        return None
+    return path.parent
+
+
 class ScreenevalSession:
     def __init__(
         self,
@@ -133,7 +148,10 @@ class ScreenevalSession:
     def open(self) -> None:
         """Open the store and read the rubric and variants; errors are one sentence."""
         terms = protected_terms(self.settings, self.rootdir)  # a bad file stops us before the store
+        folder = _missing_store_folder(self.db_url)
         self.store = Store.open(self.db_url)
+        if folder is not None:
+            self.warnings.append(f"the store's folder {folder} did not exist; it was created")
         spool = self.spool()
         waiting = spool.waiting if spool is not None else None
         for run_id in self.store.mark_abandoned_runs(waiting=waiting):
@@ -142,6 +160,11 @@ class ScreenevalSession:
                 "it is now marked interrupted"
             )
         self.golden.open(self.store)
+        unread = self.golden.unread_files()
+        if unread:
+            shown = ", ".join(f"{self.golden.shown(path)} ({why})" for path, why in unread[:5])
+            more = f" and {len(unread) - 5} more" if len(unread) > 5 else ""
+            self.warnings.append(f"case files not read: {shown}{more}")
         rubric, cases = self.golden.rubric, self.golden.cases
         self.baseline = Baseline.load(self.store, rubric)
         self.run = RunLog(

@@ -6,6 +6,7 @@ a time while pytest collects; a duplicate id or a changed frozen text is refused
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -49,6 +50,7 @@ class GoldenCases:
         self.case_paths: dict[str, str] = {}
         self.case_keys: dict[str, tuple[str, str]] = {}  # case_id_key -> (id, path)
         self.frozen: dict[str, tuple[str, str]] = {}
+        self.loops: set[Path] = set()  # symlinks under the cases folder that loop back
 
     def open(self, store: Store) -> None:
         """Read the rubric and variants (and, from the store, the cases); one sentence on error."""
@@ -101,6 +103,35 @@ class GoldenCases:
             and path.suffix in (".yaml", ".yml")
             and path.parent.parent == self.cases_dir
         )
+
+    def unread_files(self) -> list[tuple[Path, str]]:
+        """Entries under the cases folder that will not be read as cases, and why: a YAML file
+        not at ``<slice>/<id>.yaml``, a dangling symlink, a symlink looping back to a folder
+        above it (which collection must not walk into). Walked without following symlinks, so
+        a loop cannot hang it."""
+        if self.source != "yaml" or not self.cases_dir.is_dir():
+            return []
+        found: list[tuple[Path, str]] = []
+        top = {self.cases_dir / "rubric.yaml", self.cases_dir / "variants.yaml"}
+        for folder, dirs, files in os.walk(self.cases_dir, followlinks=False):
+            here = Path(folder)
+            for name in sorted(dirs + files):
+                path = here / name
+                if path.is_symlink():
+                    if not path.exists():
+                        found.append((path, "a dangling symlink"))
+                        continue
+                    target = path.resolve()
+                    if path.is_dir() and (
+                        target == here.resolve() or target in here.resolve().parents
+                    ):
+                        found.append((path, "a symlink looping back to a folder above it"))
+                        continue
+                misplaced = path not in top and not self.is_case_file(path)
+                if name in files and path.suffix in (".yaml", ".yml") and misplaced:
+                    found.append((path, "not at <slice>/<id>.yaml"))
+        self.loops = {path for path, why in found if why.startswith("a symlink looping")}
+        return found
 
     def load_all(self) -> None:
         """The xdist controller reads every valid case file (workers report the invalid ones)."""
