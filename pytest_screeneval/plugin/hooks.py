@@ -166,6 +166,7 @@ def pytest_configure(config: pytest.Config) -> None:
         problem = unwritable_outputs(
             (
                 ("--screeneval-json", settings.json),
+                ("--screeneval-markdown", settings.markdown),
                 ("--junitxml", getattr(config.option, "xmlpath", None)),
             ),
             Path.cwd(),
