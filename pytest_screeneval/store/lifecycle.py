@@ -217,11 +217,9 @@ class StoreBase:
                     return
         if revision != SCHEMA_REVISION and revision not in known_revisions():
             # written by a newer version: `db upgrade` cannot go forward to what it never knew
-            from pytest_screeneval.version import __version__
-
             raise StoreError(
                 f"The store at {self.masked_url} has schema revision {revision}, which this "
-                f"pytest-screeneval ({__version__}, schema {SCHEMA_REVISION}) does not know: a "
+                f"pytest-screeneval (schema {SCHEMA_REVISION}) does not know: a "
                 "newer version wrote it, so `screeneval db upgrade` cannot help; install that "
                 "version (pip install -U pytest-screeneval) or use another store."
             )
