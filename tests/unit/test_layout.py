@@ -9,8 +9,8 @@ annotations depends on it all the same). ``from package import name`` is an edge
 ``package.name`` when that is a module, else to the package itself.
 
 The tree checked is the installed package, or the copy named by ``SCREENEVAL_LAYOUT_ROOT``: the
-mutation tests copy the tree, add one outward import, and run this file against the copy, which
-must fail.
+mutation tests copy the tree and add outward imports; tests/slow/test_layout_contract.py runs this
+file against such a copy, which must fail.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ import ast
 import os
 import re
 import shutil
-import subprocess
 import sys
 from collections.abc import Iterator, Mapping
 from itertools import pairwise
@@ -258,25 +257,6 @@ def test_the_checks_fail_on_an_outward_import(tmp_path: Path, module: str, line:
     copy = _copy_with(tmp_path, (module, line))
     found = rank_violations(copy) + allowlist_violations(copy)
     assert any(v.startswith(_dotted(module) + " imports") for v in found), found
-
-
-def test_the_layout_test_itself_fails_on_a_copy_with_outward_imports(tmp_path: Path) -> None:
-    """This file, run by pytest on a copy with three outward imports, fails naming each."""
-    mutations = OUTWARD[:3]  # evidence -> settings, store -> report, scoring -> testing
-    copy = _copy_with(tmp_path, *mutations)
-    result = subprocess.run(
-        [
-            *(sys.executable, "-m", "pytest", __file__, "-q", "-p", "no:cacheprovider"),
-            *("--noconftest", "-k", "arrows or allowlist or cycles"),
-        ],
-        env={**os.environ, ROOT_ENV: str(copy)},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert result.returncode == 1, result.stdout + result.stderr
-    for module, _ in mutations:
-        assert f"{_dotted(module)} imports" in result.stdout
 
 
 def test_the_unchanged_copy_passes(tmp_path: Path) -> None:
