@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from plugin_project import expected_scores, set_scores, write_project
+from support.plugin_project import expected_scores, set_scores, write_project
 
 from pytest_screeneval.cli.main import main as screeneval
 from pytest_screeneval.store.database import Store

@@ -14,7 +14,7 @@ import sys
 import time
 
 import pytest
-from plugin_project import expected_scores, set_scores, write_project
+from support.plugin_project import expected_scores, set_scores, write_project
 
 from pytest_screeneval.store.database import Store
 
