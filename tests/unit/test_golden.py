@@ -93,7 +93,7 @@ def test_bundled_attributes_appear_in_the_text(bundled: GoldenSet) -> None:
     with_attributes = [case for case in bundled.cases if case.attributes]
     assert len(with_attributes) >= 24
     kinds = {name: attribute.kind for name, attribute in bundled.variants.attributes.items()}
-    assert kinds == {"name": "replace", "college": "replace", "gap": "insert"}
+    assert kinds == {"name": "replace", "college": "replace", "gap": "insert", "age": "insert"}
     returners = 0
     for case in with_attributes:
         for name, value in case.attributes.items():
