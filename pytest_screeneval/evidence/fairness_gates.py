@@ -139,10 +139,11 @@ def counterfactual_criterion_gate(
     A bias can trade one criterion for another (one level less on ``cloud``, one more on
     ``leadership``) and leave the overall score, and so the overall gap, untouched; a recruiter
     reads the per-criterion scores, so the trade reaches a person. Each criterion gets the
-    overall gap's paired, noise-aware rules on its own levels, with that criterion's measured
-    noise; the intervals are corrected over the criteria as well as the value pairs
-    (Bonferroni), and the gate takes the criterion whose verdict is the most severe (FAIL, then
-    INCONCLUSIVE, then PASS; the largest estimate among equals). The detail names it.
+    overall gap's rules on its own levels (exact paired differences for a scorer that measured
+    no noise; for a noisy one, each text's median level and the seeded case bootstrap); the
+    intervals are corrected over the criteria as well as the value pairs (Bonferroni), and the
+    gate takes the criterion whose verdict is the most severe (FAIL, then INCONCLUSIVE, then
+    PASS; the largest estimate among equals). The detail names it.
     """
     name = f"counterfactual-criterion-gap[{attribute}]"
     confidence = 1 - 0.05 / max(1, len(criteria))
@@ -155,20 +156,22 @@ def counterfactual_criterion_gate(
         }
         if not per_case:
             continue
-        sd, df = _criterion_noise(noise, criterion)
-        estimates = paired_estimates(per_case, noise_sd=sd, df=df, confidence=confidence)
-        found = worst_case_interval(per_case, noise_sd=sd, df=df, confidence=confidence)
-        worst_interval, where = found if found else (None, "")
-        call = judge_limit(
-            estimates,
-            limit,
-            worst_interval,
-            where,
-            shown=lambda e: (
+
+        def shown(e: PairEstimate) -> str:
+            return (
                 f"{e.high} vs {e.low}: mean gap {e.interval.estimate:.2f} levels, "
                 f"{e.interval.shown()}, n={e.cases}"
-            ),
-        )
+            )
+
+        if is_noisy(noise):
+            # the overall gap's robust path: each text's median level, a seeded case bootstrap
+            call = _robust(per_case, limit, f"{name}:{criterion}", confidence, shown)
+            calls.append((criterion, call, "", len(per_case)))
+            continue
+        estimates = paired_estimates(per_case, noise_sd=0.0, df=None, confidence=confidence)
+        found = worst_case_interval(per_case, noise_sd=0.0, df=None, confidence=confidence)
+        worst_interval, where = found if found else (None, "")
+        call = judge_limit(estimates, limit, worst_interval, where, shown=shown)
         worst = f"{where}: {worst_interval.estimate:g} levels" if worst_interval else ""
         calls.append((criterion, call, worst, len(per_case)))
     if not calls:
@@ -186,15 +189,6 @@ def counterfactual_criterion_gate(
         detail += f"; worst single case {worst}"
     call = GateCall(call.status, call.basis, detail, call.to_decide)
     return _gate(name, limit, n, call, f"{criterion} {worst}" if worst else "")
-
-
-def _criterion_noise(noise: NoiseEstimate | None, criterion: str) -> tuple[float, float | None]:
-    if noise is None:
-        return 0.0, None
-    for measured in noise.criteria:
-        if measured.criterion == criterion:
-            return measured.sd, (measured.df or noise.df or None)
-    return 0.0, None
 
 
 def perturbation_gate(
