@@ -44,6 +44,11 @@ __all__ = [
     "run_jobs",
 ]
 
+# A rate-limited call goes back to the queue; these bound how often and how soon, so a server
+# that refuses one call forever (a 429 with "Retry-After: 0") ends it as an error, never a hang.
+MIN_LIMIT_WAIT_S = 0.05
+MAX_LIMIT_REFUSALS = 50
+
 BUILTIN_SCORERS = {
     "keyword": "pytest_screeneval.scoring.keyword:make_scorer",
     "openai": "pytest_screeneval.scoring.openai.scorer:make_scorer",
@@ -100,6 +105,7 @@ class _Call:
     seq: int = 0  # its number as sent (Pacing.sent), for what its answer's headers say
     sent_at: float = 0.0  # time.monotonic() when it was last sent
     limited_s: float = 0.0  # how long rate limits have held it back so far
+    refusals: int = 0  # how many times a rate limit refused it
 
 
 # a thread call's answer: the call, what score() returned, what it raised
@@ -370,13 +376,18 @@ class Runner:
         until = self.pacing.rate_limited(
             call.seq, call.sent_at, now, signal.retry_after_s, signal.limits
         )
-        call.limited_s += max(0.0, until - now)
+        # A "Retry-After: 0" that keeps coming would otherwise send the call again at once,
+        # forever: every refusal holds it back a little, and the refusals are counted.
+        until = max(until, now + MIN_LIMIT_WAIT_S)
+        call.limited_s += until - now
+        call.refusals += 1
         call.task, call.deadline = None, math.inf
-        if call.limited_s > self.timeout:
+        if call.limited_s > self.timeout or call.refusals > MAX_LIMIT_REFUSALS:
             self.finished += 1
             reason = (
-                f"the provider's rate limit held this call back for {call.limited_s:.0f} s in "
-                f"all, past screeneval_timeout = {self.timeout:g} s ({signal.reason})"
+                f"the provider's rate limit refused this call {call.refusals} times and held it "
+                f"back {call.limited_s:.0f} s in all (at most {MAX_LIMIT_REFUSALS} refusals or "
+                f"screeneval_timeout = {self.timeout:g} s; {signal.reason})"
             )
             _resolve(call.future, JobResult(call.job, (), {"*": reason}, 0.0))
         elif self.pacing.adaptive:

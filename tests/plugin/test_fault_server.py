@@ -290,7 +290,15 @@ def test_a_broken_body_fails_its_case_in_one_sentence_and_keeps_the_other_rows(
     run_id = only_run(store_url)
     with Store.open(store_url) as store:
         rows = store.scores(run_id)
-    assert len(rows) == len(RUBRIC.criteria) * len(server.chat_requests)
+    others = [r for r in server.chat_requests if case_of(r.body) != "al-002"]
+    assert len([r for r in rows if r.case_id != "al-002"]) == len(RUBRIC.criteria) * len(others)
+    if fault == "429":
+        # a rate-limited call is sent again, not answered: one row per criterion of each text,
+        # however often the limit refused it (never an endless loop of refusals)
+        refused = len(server.chat_requests) - len(others)
+        assert 0 < refused <= 60 * len(RUBRIC.criteria) * 10
+    else:
+        assert len(rows) == len(RUBRIC.criteria) * len(server.chat_requests)
     broken = [row for row in rows if row.case_id == "al-002"]
     assert all(row.score is None and row.error for row in broken)
     for row in broken:
