@@ -260,14 +260,14 @@ def test_the_step_summary_can_be_switched_off(
 
 
 def test_a_summary_that_cannot_be_written_is_one_sentence(project: pytest.Pytester) -> None:
-    set_scores(project, expected_scores())  # a passing run: the exit status must stay OK
+    # output paths are checked when the run starts: refused before any call, in one sentence
+    set_scores(project, expected_scores())
     (project.path / "taken").write_text("a file, not a folder", encoding="utf-8")
     result = project.runpytest("--screeneval", "--screeneval-markdown", "taken/summary.md")
-    assert result.ret == pytest.ExitCode.OK
-    result.stdout.fnmatch_lines(
-        ["*The Markdown summary could not be written to *taken*summary.md*"]
-    )
-    assert "Traceback" not in result.stdout.str()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    output = result.stdout.str() + result.stderr.str()
+    assert "Cannot write --screeneval-markdown to" in output and "nothing was scored" in output
+    assert "Traceback" not in output
 
 
 def test_a_bad_step_summary_policy_is_refused(project: pytest.Pytester) -> None:
