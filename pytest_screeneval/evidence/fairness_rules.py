@@ -7,8 +7,9 @@ and the readable blocks are here:
   attribute's values exceeds the limit *and* confirmation on fresh answers holds it (a scorer
   with no measured noise: the gap is exact); a variant the scorer failed on fails the item.
   A criterion whose first levels differ across the values by more than the per-criterion limit
-  fails the item too when the scorer measured no noise (the difference is exact); with noise,
-  the item notes it and the paired ``counterfactual-criterion-gap`` gate judges it across cases.
+  fails the item too when confirmation holds it (exact for a scorer that measured no noise, fresh
+  answers where the noise is not yet known); for a scorer measured noisy, the item notes it and
+  the paired ``counterfactual-criterion-gap`` gate judges it across cases.
 * **(case, perturbation[kind])** fails when a perturbation moves the overall score by more than
   the limit and confirmation holds it; the block shows the smallest failing perturbation.
 """
@@ -45,12 +46,13 @@ def counterfactual_verdict(
     limit: float,
     confirm: Callable[[], ConfirmationNote],
     criterion_limit: float | None = None,
-    exact: Callable[[], bool] = lambda: False,
+    confirm_criterion: Callable[[str], ConfirmationNote | None] = lambda _criterion: None,
 ) -> Verdict:
     """The item's verdict from each value's first overall score (in ``variants.yaml`` order);
-    ``confirm`` is asked only when the first answers' gap is over the limit. ``exact()`` (asked
-    only for a per-criterion gap over ``criterion_limit``): the scorer measured no noise, so
-    that gap is a finding."""
+    ``confirm`` is asked only when the first answers' gap is over the limit.
+    ``confirm_criterion(criterion)`` is asked only for a per-criterion gap over
+    ``criterion_limit``; ``None`` means the scorer is noisy and the gate judges that
+    criterion across cases."""
     lines = [f"{case_id} · counterfactual[{attribute}] (max gap {limit:g} points)"]
     for shown, points in sorted(overall.items(), key=lambda kv: -kv[1]):
         lines.append(f"  {points:6.1f}  {shown}")
@@ -91,13 +93,17 @@ def counterfactual_verdict(
                     f"{criterion} moves {width:g} level(s) across {attribute} values "
                     f"({top} vs {bottom}), above the per-criterion limit {criterion_limit:g}"
                 )
-                if exact():
-                    reasons.append(said)
-                else:
+                checked = confirm_criterion(criterion)
+                if checked is None:
                     notes.append(
                         f"{said}: judged across cases by "
                         f"counterfactual-criterion-gap[{attribute}], the scorer being noisy"
                     )
+                elif checked.confirmed:
+                    lines.append(f"  confirmed  {checked.line}")
+                    reasons.append(said)
+                else:
+                    notes.append(f"{checked.status}, not a finding: {checked.line}")
     for reason in reasons:
         lines.append(f"  FAILED     {reason}")
     return Verdict(not reasons, tuple(reasons), tuple(notes), "\n".join(lines), tuple(properties))

@@ -130,15 +130,23 @@ class Confirmer:
             return int(configured * self.share)
         return max(2 * int(self.planned_calls * self.share), 2 * PROBE_MIN_TEXTS)
 
-    def observations(self, case_id: str, variant_key: str) -> list[float]:
-        """Overall scores of every answer for one text, first answer first."""
-        found = []
+    def observations(
+        self, case_id: str, variant_key: str, criterion: str | None = None
+    ) -> list[float]:
+        """Overall scores (or, with ``criterion``, that criterion's levels) of every answer for
+        one text, first answer first."""
+        found: list[tuple[int, float]] = []
         for (case, variant, repeat), result in self.scores.results.items():
-            if case == case_id and variant == variant_key:
-                overall = self.scores.overall_of(result)
-                if overall is not None:
-                    found.append((repeat, overall))
-        return [overall for _repeat, overall in sorted(found)]
+            if case != case_id or variant != variant_key:
+                continue
+            if criterion is None:
+                value = self.scores.overall_of(result)
+            else:
+                score = result.by_criterion.get(criterion)
+                value = None if score is None else float(score.score)
+            if value is not None:
+                found.append((repeat, value))
+        return [value for _repeat, value in sorted(found)]
 
     def noise(self) -> NoiseEstimate:
         """The noise measured so far from every text answered more than once."""
@@ -205,7 +213,7 @@ class Confirmer:
         scores.run.flush()
         return len(results)
 
-    def probe(self, *, spread: bool = False) -> int:
+    def probe(self, *, spread: bool = False, on_demand: bool = False) -> int:
         """Measure the noise: re-score distinct texts this process has scored, once each, up to
         ``probe_size`` texts in all: originals first, then counterfactual variants. An item that
         asks early, when few originals are scored (an -n worker gets its cases a few at a
@@ -214,8 +222,11 @@ class Confirmer:
 
         ``spread``: an item asks mid-run, so first wait for enough of the originals queued
         next (at the end of a run everything that will be scored already is, or was stopped).
+        ``on_demand``: a difference is about to be confirmed, so a run too small for the planned
+        probe still re-scores ``PROBE_MIN_TEXTS`` texts: fewer calls than confirming each of
+        its differences on fresh answers when the scorer turns out deterministic.
         """
-        wanted = self.probe_size()
+        wanted = self.probe_size() or (PROBE_MIN_TEXTS if on_demand else 0)
         if not wanted or len(self.probed_texts) >= wanted:
             return 0  # too small a run to probe (the noise is not measured), or probed
         # the originals this process scored (an -n controller: every worker's, from the store)
@@ -303,13 +314,15 @@ class Confirmer:
         """The fairness items the run judges: the family its error rate is controlled over."""
         return max(1, self.fairness_items)
 
-    def item_alpha(self) -> float:
-        return ITEM_ERROR / self.family()
+    def item_alpha(self, tests: int = 1) -> float:
+        """The level of one of an item's ``tests`` (its criteria, say): the run's family-wise
+        error over its fairness items, and over the item's own tests (Bonferroni)."""
+        return ITEM_ERROR / self.family() / max(1, tests)
 
-    def fresh_answers_needed(self) -> int:
+    def fresh_answers_needed(self, tests: int = 1) -> int:
         """Fresh answers a side needs so the permutation test can reach the item's level with
         room to spare (its smallest p-value at most a fifth of the level)."""
-        alpha = self.item_alpha()
+        alpha = self.item_alpha(tests)
         n = FRESH_FIRST_LOOK
         while smallest_p(n, n) > alpha / 5 and n < FRESH_MOST:
             n += 1
@@ -322,6 +335,9 @@ class Confirmer:
         limit: float,
         noun: str,
         sides_noun: str,
+        *,
+        criterion: str | None = None,
+        tests: int = 1,
     ) -> Outcome:
         """Confirm that the largest first-answer difference between ``sides`` exceeds ``limit``.
 
@@ -329,13 +345,16 @@ class Confirmer:
         fresh answers (never the first ones, which picked them) are compared: first
         ``FRESH_FIRST_LOOK`` of each, which stops as unstable when their gap is within the
         limit; then up to ``fresh_answers_needed`` of each, and a permutation test at the
-        run's family-wise level (``ITEM_ERROR`` over the fairness items) decides.
+        run's family-wise level (``ITEM_ERROR`` over the fairness items, and over the item's
+        ``tests``) decides. The difference is in overall points, or with ``criterion`` in that
+        criterion's levels.
         """
-        calls = self.probe(spread=True)
+        calls = self.probe(spread=True, on_demand=True)
+        unit = "points" if criterion is None else "level(s)"
         firsts = {
             side.label: obs[0]
             for side in sides
-            if (obs := self.observations(case.id, side.variant_key))
+            if (obs := self.observations(case.id, side.variant_key, criterion))
         }
         by_label = {side.label: side for side in sides}
         high = max(firsts, key=lambda k: firsts[k])
@@ -344,12 +363,13 @@ class Confirmer:
         if self.trusts_exact():
             noise = self.noise()
             line = (
-                f"{noun} {first_seen:.1f} points; the scorer measured no noise, so the "
+                f"{noun} {first_seen:.1f} {unit}; the scorer measured no noise, so the "
                 f"difference is exact ({noise.texts} texts re-scored, every answer identical)"
             )
             return Outcome("confirmed", line, calls)
         pair = (by_label[high], by_label[low])
-        for look, wanted in enumerate((FRESH_FIRST_LOOK, self.fresh_answers_needed())):
+        needed = self.fresh_answers_needed(tests)
+        for look, wanted in enumerate((FRESH_FIRST_LOOK, needed)):
             requests = [
                 (case.id, side)
                 for side in pair
@@ -357,18 +377,18 @@ class Confirmer:
             ]
             if requests and self.extra_calls + len(requests) > self.budget:
                 line = (
-                    f"{noun} {first_seen:.1f} points, not confirmed: the confirmation budget "
+                    f"{noun} {first_seen:.1f} {unit}, not confirmed: the confirmation budget "
                     f"({self.budget} calls) is spent; raise screeneval_confirm_budget to judge it"
                 )
                 return Outcome("unconfirmed", line, calls)
             made = self.rescore(requests)
             self.extra_calls += made
             calls += made
-            fresh_high = self._fresh(case.id, pair[0])
-            fresh_low = self._fresh(case.id, pair[1])
+            fresh_high = self._fresh(case.id, pair[0], criterion)
+            fresh_low = self._fresh(case.id, pair[1], criterion)
             gap = fmean(fresh_high) - fmean(fresh_low)
             head = (
-                f"{noun} {first_seen:.1f} points on the first answers ({high} vs {low}); "
+                f"{noun} {first_seen:.1f} {unit} on the first answers ({high} vs {low}); "
                 f"{len(fresh_high)} fresh answers of each {sides_noun}"
             )
             if gap <= limit + 1e-9:
@@ -379,17 +399,18 @@ class Confirmer:
                 )
             if look == 1:
                 p = shift_permutation_p(fresh_high, fresh_low, limit)
-                alpha = self.item_alpha()
+                alpha = self.item_alpha(tests)
                 status = "confirmed" if p <= alpha else "unstable"
                 how = "confirmed" if status == "confirmed" else "not confirmed"
                 line = (
                     f"{head}: mean {noun} {gap:.1f}, {how} by a permutation test "
                     f"(p = {p:.2g}, level {alpha:.2g}: {ITEM_ERROR:g} family-wise over "
-                    f"{self.family()} fairness items)"
+                    f"{self.family()} fairness items"
+                    + (f" and {tests} criteria)" if tests > 1 else ")")
                 )
                 return Outcome(status, line, calls)
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _fresh(self, case_id: str, side: Side) -> list[float]:
+    def _fresh(self, case_id: str, side: Side, criterion: str | None = None) -> list[float]:
         """A text's answers after its first one: evidence that did not pick the item."""
-        return self.observations(case_id, side.variant_key)[1:]
+        return self.observations(case_id, side.variant_key, criterion)[1:]

@@ -127,6 +127,23 @@ class Fairness:
             )
             return confirmed[-1].note()
 
+        def confirm_criterion(criterion: str) -> ConfirmationNote | None:
+            confirmer = self.confirmer
+            confirmer.probe(spread=True, on_demand=True)
+            noise = confirmer.noise()
+            if not confirmer.trusts_exact() and noise.measured and not noise.deterministic:
+                return None  # noisy: the per-criterion gate judges it across cases
+            outcome = confirmer.confirm(
+                case,
+                list(sides.values()),
+                self.settings.max_criterion_gap,
+                f"{criterion} gap",
+                "variant",
+                criterion=criterion,
+                tests=len(self.scores.rubric.criteria),
+            )
+            return outcome.note()
+
         verdict = counterfactual_verdict(
             case_id,
             attribute,
@@ -136,7 +153,7 @@ class Fairness:
             limit,
             confirm,
             criterion_limit=self.settings.max_criterion_gap,
-            exact=self.confirmer.exact,
+            confirm_criterion=confirm_criterion,
         )
         if len(overall) >= 2:
             status = confirmed[-1].status if confirmed else "passed"

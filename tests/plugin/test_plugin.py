@@ -522,8 +522,8 @@ def test_accept_is_refused_while_a_gate_fails_unless_forced(
     result.stdout.fnmatch_lines(
         [
             "not accepted: Run 1 was not accepted: failed gate counterfactual-gap?gap?; "
-            "review or fix them, or force it with --screeneval-force-accept and "
-            "--screeneval-accept-note."
+            "failed gate counterfactual-criterion-gap?gap?; review or fix them, or force it "
+            "with --screeneval-force-accept and --screeneval-accept-note."
         ]
     )
     with store_of(project) as store:
@@ -737,7 +737,12 @@ def test_run_finished_hook_sees_the_summary(project: pytest.Pytester) -> None:
     set_scores(project, expected_scores(), gap_penalty=1)
     project.runpytest("--screeneval", "-k", "alpha")
     finished = json.loads((project.path / "finished.json").read_text())
-    assert finished == {"run": 1, "cases": 5, "failed": ["counterfactual-gap[gap]"]}
+    # a gap penalty of one level on every criterion fails the overall and per-criterion gates
+    assert finished == {
+        "run": 1,
+        "cases": 5,
+        "failed": ["counterfactual-gap[gap]", "counterfactual-criterion-gap[gap]"],
+    }
 
 
 @pytest.mark.parametrize(
