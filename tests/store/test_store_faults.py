@@ -202,10 +202,12 @@ def test_a_store_that_stays_down_spools_every_row_and_recover_imports_them(
 def test_an_outage_past_the_retries_that_ends_before_the_close_stores_the_spool_itself(
     project: pytest.Pytester, store_url: str
 ) -> None:
-    # the 2nd write fails for 3 s with 1 s of retries: its rows are spooled, and the next
-    # write, which succeeds, stores them after all
-    path = faulted(project, FaultPlan("disk-full", at=2, seconds=3.0))
-    set_scores(project, expected_scores(), sleep={"*": 0.3})
+    # the 2nd write fails for 2 s with 1 s of retries: its rows are spooled, and a later
+    # write, which succeeds, stores them after all. A case's rows are one write, about every
+    # 0.9 s (3 texts of 0.6 s, 2 at a time), so three cases' writes come after the outage ends
+    # (with 0.3 s a text, the last write could fall inside the outage on a loaded machine)
+    path = faulted(project, FaultPlan("disk-full", at=2, seconds=2.0))
+    set_scores(project, expected_scores(), sleep={"*": 0.6})
     code, output = run(
         project, store_url, "-o", "screeneval_store_retry_seconds=1", "--screeneval-concurrency=2"
     )
