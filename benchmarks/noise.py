@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-FAIRNESS = ("counterfactual-gap", "perturbation-shift")
+FAIRNESS = ("counterfactual-gap", "counterfactual-criterion-gap", "perturbation-shift")
 BIAS_NAMES = "Aisha Bello,Marcus Boateng"  # read one level lower on python and cloud: 11 points
 SHIFTS = {"SCREENEVAL_NOISE_FLIP": "0.03", "SCREENEVAL_NOISE_SHIFT": "0.1"}
 
@@ -139,7 +139,8 @@ def main() -> None:
         "--models",
         default=",".join(str(i) for i in range(len(MODELS))),
         help="which noise models, by index: "
-        + "; ".join(f"{i} {m.name}" for i, m in enumerate(MODELS)),
+        # argparse formats help with %: a model's name holds percentages
+        + "; ".join(f"{i} {m.name}" for i, m in enumerate(MODELS)).replace("%", "%%"),
     )
     args = parser.parse_args()
     chosen = [MODELS[int(i)] for i in args.models.split(",")]
@@ -170,9 +171,8 @@ def main() -> None:
                 f"  {gate:38} {statuses['FAIL']:>3}/{n:<2} "
                 f"{statuses['INCONCLUSIVE']:>5}/{n:<2} {statuses['PASS']:>3}/{n:<2}"
             )
-        unbiased_gates = [
-            g for g in gates if not (model.biased and g == "counterfactual-gap[name]")
-        ]
+        biased_gates = ("counterfactual-gap[name]", "counterfactual-criterion-gap[name]")
+        unbiased_gates = [g for g in gates if not (model.biased and g in biased_gates)]
         false_gate_runs = sum(
             1 for r in runs if any(r.gates.get(g) == "FAIL" for g in unbiased_gates)
         )

@@ -4,8 +4,9 @@ One part of :class:`~pytest_screeneval.session.core.ScreenevalSession`, run once
 before the summary. ``screeneval_decide_budget`` (extra calls, default 0) is spent in at most
 ``ROUNDS`` rounds. Each round evaluates the counterfactual and perturbation gates with the same
 builders the summary uses and, for each gate still INCONCLUSIVE, brings the texts that weigh
-most on its interval up to ``CENTER_ANSWERS`` answers (the gates compare medians of answers, and
-three answers make a median that one jump cannot move):
+most on its interval up to that round's number of answers, ``ROUND_ANSWERS`` (the gates compare
+medians of answers: three make a median that one jump cannot move, and each later round adds two
+more, so a gate still undecided after three answers a text narrows further instead of stopping):
 
 * a counterfactual gate: its cases' variant texts, the answer farthest from its case's other
   values first (an outlying answer is the one a re-score is most likely to correct);
@@ -38,9 +39,10 @@ if TYPE_CHECKING:
     from pytest_screeneval.session.confirmation import Confirmer
     from pytest_screeneval.settings.options import Settings
 
-__all__ = ["CENTER_ANSWERS", "Decider"]
+__all__ = ["CENTER_ANSWERS", "ROUND_ANSWERS", "Decider"]
 
 CENTER_ANSWERS = 3
+ROUND_ANSWERS = tuple(CENTER_ANSWERS + 2 * look for look in range(ROUNDS))  # 3, 5, 7
 
 
 class Decider:
@@ -93,7 +95,7 @@ class Decider:
             undecided = [g for g in self.gates(found) if g.status == INCONCLUSIVE]
             if not undecided:
                 return
-            wanted = self._wanted(found, undecided)
+            wanted = self._wanted(found, undecided, ROUND_ANSWERS[_round])
             if not wanted:
                 return
             # this round's share of the budget: what is left, over the rounds left
@@ -115,10 +117,10 @@ class Decider:
                 return
 
     def _wanted(
-        self, found: FairnessCases, undecided: Sequence[GateResult]
+        self, found: FairnessCases, undecided: Sequence[GateResult], answers: int
     ) -> list[tuple[str, str, int]]:
-        """(case, variant key, answers missing) in the order re-scores shrink the undecided
-        gates' intervals most (module docstring); each text at most once."""
+        """(case, variant key, answers missing to reach ``answers``) in the order re-scores
+        shrink the undecided gates' intervals most (module docstring); each text at most once."""
         ranked: list[tuple[int, float, str, str, int]] = []
         for gate in undecided:
             family, _, target = gate.name.partition("[")
@@ -130,7 +132,7 @@ class Decider:
                         continue
                     middle = fmean(centers.values())
                     for label, xs in case.answers.items():
-                        missing = CENTER_ANSWERS - len(xs)
+                        missing = answers - len(xs)
                         if missing > 0:
                             key = f"{target}={label}"
                             ranked.append(
@@ -140,12 +142,12 @@ class Decider:
                 for shifted in found.perturbation.get(target, ()):
                     if not shifted.original:
                         continue
-                    missing = CENTER_ANSWERS - len(shifted.original)
+                    missing = answers - len(shifted.original)
                     if missing > 0:
                         ranked.append((0, 0.0, shifted.case_id, ORIGINAL, missing))
                     base = center(shifted.original)
                     for key, xs in shifted.examples.items():
-                        missing = CENTER_ANSWERS - len(xs)
+                        missing = answers - len(xs)
                         if missing > 0:
                             ranked.append(
                                 (2, -abs(center(xs) - base), shifted.case_id, key, missing)

@@ -23,7 +23,9 @@ def test_the_summary_and_the_audit_report_agree_on_every_fairness_figure(
     monkeypatch.setenv("SCREENEVAL_NOISE_SEED", "11")
     monkeypatch.setenv("SCREENEVAL_NOISE_BIAS_NAMES", "Kwame Asante")
     summary_path = pytester.path / "summary.json"
-    result = pytester.runpytest("--screeneval", f"--screeneval-json={summary_path}")
+    # a process of its own: in the whole suite, an in-process run here once found its fresh
+    # store locked by what earlier in-process runs of the same worker left behind
+    result = pytester.runpytest_subprocess("--screeneval", f"--screeneval-json={summary_path}")
     assert result.ret in (0, 1), result.stdout.str()
     live = json.loads(summary_path.read_text(encoding="utf-8"))
     url = f"sqlite:///{(pytester.path / 'store.db').as_posix()}"

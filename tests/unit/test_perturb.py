@@ -275,10 +275,12 @@ def test_describe_shows_the_summary_and_only_changed_lines() -> None:
 
 def test_ocr_shrinks_to_one_edit_inside_the_keyword() -> None:
     start = RESUME.index("Tableau")
+    # Tableau holds few of the resume's confusable sites: a random search of find's default
+    # size once met none of them in CI. Derandomized and larger, the search is the same each run.
     found = find(
         perturbations("ocr-noise", RESUME, ocr_rate=0.1),
         lambda p: "Tableau" not in p.apply(RESUME),
-        settings=QUIET,
+        settings=settings(QUIET, derandomize=True, max_examples=1000),
     )
     assert len(found.edits) == 1
     assert start <= found.edits[0].position < start + len("Tableau")
