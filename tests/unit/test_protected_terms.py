@@ -183,6 +183,29 @@ def test_what_a_term_refers_to_is_read_from_both_sides(text: str) -> None:
     assert find_protected(text) == [], find_protected(text)
 
 
+# A term said of a thing of the work, an audience described after a comma, a possessive
+# audience, things of an age, parts of an assembly: each a kind of look-alike, with the
+# candidate's own reference beside it, which must still be found.
+@pytest.mark.parametrize(
+    ("innocent", "protected"),
+    [
+        ("The old FTP batches disabled once the streams went live.", "She is disabled."),
+        ("SSL 3.0 retired across the estate.", "He retired in 2019 and came back."),
+        ("She disabled legacy cron jobs on the build servers.", "As a disabled engineer she..."),
+        ("Clinics for customers, most of them elderly.", "She is elderly for the role."),
+        ("Advice for customers managing diabetes.", "She has diabetes, so shifts are hard."),
+        ("Donation forms for a kids' charity.", "Her kids come first, she said."),
+        ("A plant of that age needs planned maintenance.", "Her age may be a concern."),
+        ("Each child assembly is checked against its parent part.", "She is a single parent."),
+    ],
+)
+def test_a_look_alike_is_innocent_and_the_reference_beside_it_is_not(
+    innocent: str, protected: str
+) -> None:
+    assert find_protected(innocent) == [], find_protected(innocent)
+    assert find_protected(protected), protected
+
+
 def test_a_match_inside_a_longer_one_of_its_category_is_one_finding() -> None:
     findings = find_protected("Good, but at his age he may not want it.")
     assert [(m.category, m.text) for m in findings] == [("age", "at his age")]

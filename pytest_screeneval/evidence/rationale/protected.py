@@ -13,12 +13,14 @@ word-bounded pattern with the contexts that make it innocent: "race condition", 
 "Black Friday", "single sign-on", "native apps", "the national sales team", "ageing
 infrastructure", "children aged 11-14" (pupils, not the candidate's family).
 
-Two rules cover whole families of look-alikes:
+Three rules cover whole families of look-alikes:
 
 - Terms about people the candidate works for are not about the candidate: a protected word
   followed, within three words, by a product or audience noun ("marriage-counselling app",
   "disability-insurance claims", "blind and low-vision users", "the Southeast Asian market") is
   the domain of the work, not an attribute.
+- A term said of a thing of the work named right before it, a version number allowed ("TLS 1.0
+  disabled", "the old Jenkins jobs retired"), is about that thing.
 - Demonyms ("Nigerian", "Polish", "Asian") count only in a person context ("is Nigerian", "a
   Nigerian national", "Polish background"), so languages ("speaks Polish") and markets do not.
 
@@ -111,6 +113,9 @@ class ProtectedLexicon:
     longest_gate: int = 0  # the longest gate prefix, in letters
     # people of the work that a later "their" may point back at
     antecedent: re.Pattern[str] | None = None
+    # a thing of the work right before a term that is said of it: "TLS 1.0 disabled", "the old
+    # Jenkins jobs retired"
+    thing_before: re.Pattern[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -171,6 +176,8 @@ def _innocent(lexicon: ProtectedLexicon, term: _Term, text: str, start: int, end
     if lexicon.domain_before is not None and lexicon.domain_before.search(window):
         return True
     if lexicon.work_after is not None and lexicon.work_after.match(text, end):
+        return True
+    if lexicon.thing_before is not None and lexicon.thing_before.search(window):
         return True
     if bool(lexicon.domain_after.match(text, end)):
         return True
@@ -494,13 +501,16 @@ def _compile(
         except ValueError as exc:
             raise _refused(source.where, line, str(exc)) from None
     domain_after = re.compile(
-        rf"(?:'s)?(?:[- ](?!(?:{fragments['not_a_modifier']})\b)[a-z/']+){{0,3}}"
+        rf"(?:'s|')?(?:[- ](?!(?:{fragments['not_a_modifier']})\b)[a-z/']+){{0,3}}"
         rf"[- ](?:{fragments['domain_nouns']}|{fragments['work_nouns']})\b",
         re.IGNORECASE,
     )
     domain_before = re.compile(
         rf"(?<!\bher\s)(?<!\bhis\s)(?<!\btheir\s)(?<!\bown\s)"
-        rf"\b(?:{fragments['audience']})(?:'s|')?\s+"
+        rf"\b(?:{fragments['audience']})(?:'s|')?"
+        # "patients and carers, most of them elderly": the people of the work, described
+        rf"(?:(?:\s+and\s+[a-z]+)?,?\s+(?:many|most|some|all|half|several|few|mostly|largely|mainly|often)\s+"
+        rf"(?:of\s+(?:them|whom)\s+)?(?:(?:are|were|being)\s+)?|\s+)"
         rf"(?:(?:with|who\s+(?:have|has|are|were))\s+(?:an?\s+)?(?:[\w-]+\s+){{0,2}}"
         rf"|(?:are|were|is)\s+(?:often|mostly|largely|mainly|usually)?\s*"
         rf"|(?:of|in|at)\s+(?:every|all|any|different|various|mixed|similar)\s+)?$",
@@ -510,8 +520,15 @@ def _compile(
     # and pension systems", "divorced the subsidiary ledgers from the group close"
     work_after = re.compile(
         rf"\s+(?:of\s+(?:the|a|an|its|our|this|that|these|those)?\s*"
-        rf"|(?:the|its|our|two|both)\s+)(?:[\w'-]+\s+){{0,3}}?"
-        rf"(?:{fragments['work_nouns']})\b",
+        rf"|(?:the|its|our|two|both|legacy|old|unused|outdated|deprecated|insecure|weak|all)"
+        rf"\s+)(?:[\w'-]+\s+){{0,3}}?(?:{fragments['work_nouns']})\b",
+        re.IGNORECASE,
+    )
+    # a term said of a thing of the work named right before it, a version number allowed:
+    # "TLS 1.0 disabled", "the nightly batches disabled", "the old jobs retired"
+    thing_before = re.compile(
+        rf"\b(?:{fragments['work_nouns']})(?:\s+v?\d+(?:\.\d+)*)?\s+"
+        rf"(?:(?:was|were|is|are|been|be|got|get|gets|now|all|then)\s+)?$",
         re.IGNORECASE,
     )
     # "parents ... their children": "their" points back at people of the work, not the candidate
@@ -528,6 +545,7 @@ def _compile(
         work_after,
         max((len(prefix) for prefix in gates), default=0),
         antecedent,
+        thing_before,
     )
 
 
