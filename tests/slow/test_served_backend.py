@@ -49,8 +49,12 @@ def test_fingerprints_are_stored_shown_and_flagged_within_a_run_and_against_the_
 ) -> None:
     server.system_fingerprint = "fp_alpha"
     server.fingerprint_change = (2, "fp_beta")  # the third answer on comes from another backend
+    # one call at a time: the answers come in case order, so "the first two" are al-001's and
+    # al-002's (at 8 at once, the server's first two answers could be any two cases')
     first = project.runpytest(
         "--screeneval",
+        "-o",
+        "screeneval_concurrency=1",
         "--screeneval-json",
         "run1.json",
         "--screeneval-accept",
@@ -70,7 +74,7 @@ def test_fingerprints_are_stored_shown_and_flagged_within_a_run_and_against_the_
     document = json.loads((project.path / "run1.json").read_text())
     assert document["served_backend"]["changed_within_run"] is True
     assert document["pacing"]["adaptive"] is True
-    assert "concurrency: adaptive, at most 8; rate limits: none met" in out
+    assert "concurrency: adaptive, at most 1; rate limits: none met" in out
 
     # the next run is served by yet another backend: flagged against the baseline
     server.fingerprint_change = None

@@ -10,10 +10,37 @@ start a second resource tracker for the drawing worker of the next run).
 
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures.process  # noqa: F401
 import multiprocessing.resource_tracker  # noqa: F401
+import socket
 
-import openai  # noqa: F401
+import openai
 import psycopg  # noqa: F401
 import sqlalchemy  # noqa: F401
 import yaml  # noqa: F401
+
+
+def _load_the_transport() -> None:
+    """openai's HTTP stack (httpx2, httpcore2, h11, anyio's backend) loads on the first request,
+    not on import: one request to a closed loopback port loads it here, outside any run (once,
+    the stack first loaded inside a pytester run let httpcore2's ConnectError escape openai)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]  # closed again before the request
+
+    async def request() -> None:
+        client = openai.AsyncOpenAI(
+            api_key="preload", base_url=f"http://127.0.0.1:{port}/v1", max_retries=0, timeout=2
+        )
+        try:
+            await client.models.list()
+        except openai.APIError:
+            pass
+        finally:
+            await client.close()
+
+    asyncio.run(request())
+
+
+_load_the_transport()
