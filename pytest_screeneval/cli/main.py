@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from pytest_screeneval.boundary.terminal import terminal_safe
-from pytest_screeneval.cli import audit, cases, report, review, runs, store_admin
+from pytest_screeneval.cli import audit, cases, judge_check, report, review, runs, store_admin
 from pytest_screeneval.cli.common import DB_ENV, Command
 from pytest_screeneval.errors import ScreenevalError
 
@@ -53,6 +53,13 @@ COMMANDS: list[Command] = [
         "and recorded in the chain",
         audit.audit,
         audit.audit_arguments,
+    ),
+    Command(
+        ("judge-check",),
+        "measure a configured rationale judge on the held-out part of a labelled rationale "
+        "corpus: per-flag precision and recall with Wilson intervals",
+        judge_check.judge_check,
+        judge_check.judge_check_arguments,
     ),
     Command(
         ("verify",),

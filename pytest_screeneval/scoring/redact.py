@@ -7,7 +7,8 @@ these secrets as soon as it has the scorer, and every sink redacts them, whateve
 
 The secrets are the API key the ``openai`` scorer reads from the environment (the only place it
 takes one from), the password in its endpoint URL, and whatever a scorer lists in an optional
-``secrets`` attribute.
+``secrets`` attribute. The rationale judge has secrets of its own: the key in the environment
+variable its settings name, and the password in its endpoint URL (:func:`judge_secrets`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from collections.abc import Iterable, Mapping
 
 from pytest_screeneval.boundary.secrets import REDACTED, Redactor, url_secrets
 
-__all__ = ["REDACTED", "Redactor", "scorer_secrets"]
+__all__ = ["REDACTED", "Redactor", "judge_secrets", "scorer_secrets"]
 
 
 def scorer_secrets(scorer: object, environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
@@ -35,4 +36,16 @@ def scorer_secrets(scorer: object, environ: Mapping[str, str] | None = None) -> 
         declared = (declared,)
     if isinstance(declared, Iterable):
         found.extend(value for value in declared if isinstance(value, str))
+    return tuple(sorted({s for s in found if s}, key=len))
+
+
+def judge_secrets(
+    api_key_env: str, base_url: str, environ: Mapping[str, str] | None = None
+) -> tuple[str, ...]:
+    """The rationale judge's secrets: its own API key (from the variable its settings name)
+    and the password of its endpoint."""
+    from pytest_screeneval.scoring.openai.judge import judge_api_key
+
+    found: list[str | None] = [judge_api_key(api_key_env, environ)]
+    found.extend(url_secrets(base_url))
     return tuple(sorted({s for s in found if s}, key=len))

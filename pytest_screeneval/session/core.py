@@ -56,7 +56,7 @@ from pytest_screeneval.session.fairness import Fairness
 from pytest_screeneval.session.golden_cases import GoldenCases
 from pytest_screeneval.session.judge import Judge, protected_terms
 from pytest_screeneval.session.noise_summary import ItemOutcome, record_noise
-from pytest_screeneval.session.plan import CostPlan, cost_plan
+from pytest_screeneval.session.plan import CostPlan, JudgePlan, cost_plan, judge_plan
 from pytest_screeneval.session.run import Baseline, RunLog
 from pytest_screeneval.session.scorer_choice import resolve_scorer
 from pytest_screeneval.session.scores import ItemNeed, ScoreRequest, Scores
@@ -69,6 +69,7 @@ from pytest_screeneval.store.spool import Spool, spool_dir
 
 if TYPE_CHECKING:
     from pytest_screeneval.evidence.verdicts import Verdict
+    from pytest_screeneval.session.rationale_judging import RationaleJudging
     from pytest_screeneval.store.chain_reads import ChainHead
 
 __all__ = ["ItemNeed", "RunSummary", "ScreenevalSession"]
@@ -190,6 +191,8 @@ class ScreenevalSession:
             terms,
             self.baseline_confirmation,
         )
+        if self.settings.rationale_judge:
+            self.judge.judging = self._rationale_judging()
         self.examples = PerturbationExamples(
             cases, self.scores, self.settings.perturbation_examples
         )
@@ -201,6 +204,34 @@ class ScreenevalSession:
             self.score_text,
             self.confirmer,
             self.examples.texts,
+        )
+
+    def _rationale_judging(self) -> RationaleJudging:
+        """The LLM judge of the rationales (``screeneval_rationale_judge``); its key and its
+        endpoint's password are secrets every sink redacts from here on."""
+        from pytest_screeneval.scoring.openai.judge import make_judge
+        from pytest_screeneval.scoring.redact import judge_secrets
+        from pytest_screeneval.session.rationale_judging import RationaleJudging
+
+        s = self.settings
+        self._secrets += remember(
+            *judge_secrets(s.rationale_judge_api_key_env, s.rationale_judge_base_url)
+        )
+        client = make_judge(
+            model=s.rationale_judge_model,
+            base_url=s.rationale_judge_base_url,
+            api_key_env=s.rationale_judge_api_key_env,
+            temperature=s.rationale_judge_temperature,
+            timeout_s=s.rationale_judge_timeout,
+            max_tokens=s.rationale_judge_max_tokens,
+        )
+        assert self.store is not None
+        return RationaleJudging(
+            client,
+            self.store,
+            s.rationale_judge_scope,
+            concurrency=s.concurrency,
+            run_id=lambda: self.run_id,
         )
 
     def spool(self) -> Spool | None:
@@ -348,6 +379,7 @@ class ScreenevalSession:
             self.confirmer.budget,
             example_texts=example_slots,
             decide_budget=self.settings.decide_budget,
+            judge=self._judge_plan(),
         )
         for line in self.plan.lines(price):
             announce(line)
@@ -364,14 +396,31 @@ class ScreenevalSession:
         self.examples.start(self.needs)
         return self.plan
 
+    def _judge_plan(self) -> JudgePlan | None:
+        """The rationale judge's calls: at most one per criterion item's answer."""
+        judging = self.judge.judging
+        if judging is None:
+            return None
+        texts = [
+            self.cases[need.case_id].input_text
+            for need in self.needs
+            if need.kind == ItemKind.CRITERION
+        ]
+        return judge_plan(judging.identity.model, judging.scope, texts)
+
     def _check_rationales_ahead(self, needs: Sequence[ItemNeed]) -> None:
         """Check each answer's rationale as it is stored, ahead of its items, when there are
         many (``session.rationale_checks``)."""
         self.judge.checks.expect(sum(1 for need in needs if need.kind == ItemKind.CRITERION))
-        if not self.judge.checks.in_process:
+        if self.judge.judging is not None:
+            self.judge.judging.selected = {
+                (need.case_id, need.target) for need in needs if need.kind == ItemKind.CRITERION
+            }
+        if not self.judge.checks.in_process or self.judge.judging is not None:
             self.scores.on_answers = self._send_answers
 
     def _send_answers(self, results: Sequence[JobResult]) -> None:
+        self.judge.judge_ahead(results)
         self.judge.checks.ahead(
             [
                 (
@@ -788,6 +837,8 @@ class ScreenevalSession:
             self.examples.close()
         if hasattr(self, "judge"):  # not when the store would not open
             self.judge.checks.close()
+            if self.judge.judging is not None:
+                self.judge.judging.close()
         if self.runner is not None:
             self.runner.close()
         if self.store is not None:

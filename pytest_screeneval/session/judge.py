@@ -6,7 +6,7 @@ the baseline, and keeps only what it computes once: the rationale checks of each
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,6 +19,7 @@ from pytest_screeneval.evidence.rationale.protected import (
 from pytest_screeneval.evidence.verdicts import (
     ConfirmationNote,
     CriterionEvidence,
+    JudgeEvidence,
     Tolerances,
     Verdict,
     criterion_verdict,
@@ -26,12 +27,15 @@ from pytest_screeneval.evidence.verdicts import (
 )
 from pytest_screeneval.golden.model import ORIGINAL
 from pytest_screeneval.session.rationale_checks import RationaleChecks
+from pytest_screeneval.session.rationale_judging import JudgeAsk, in_scope
 
 if TYPE_CHECKING:
     from pytest_screeneval.golden.model import Case, Rubric
+    from pytest_screeneval.scoring.protocol import CriterionScore
     from pytest_screeneval.scoring.results import JobResult
     from pytest_screeneval.session.baseline_confirm import BaselineConfirmation
     from pytest_screeneval.session.confirmation import Outcome
+    from pytest_screeneval.session.rationale_judging import RationaleJudging
     from pytest_screeneval.session.run import Baseline
     from pytest_screeneval.session.scores import Scores
     from pytest_screeneval.settings.options import Settings
@@ -74,6 +78,8 @@ class Judge:
         # each answer's rationale checks, once (the item and the summary both ask), ahead of
         # the items in a worker process when the run has many
         self.checks = RationaleChecks(self.terms)
+        # the optional LLM judge of the rationales (screeneval_rationale_judge), set by the session
+        self.judging: RationaleJudging | None = None
 
     def tolerances(self) -> Tolerances:
         s = self.settings
@@ -113,6 +119,7 @@ class Judge:
                 protected_terms=self.terms,
             )
             protected = tuple(f.detail for f in findings if f.flag == PROTECTED_ATTRIBUTE)
+        judged = self.judged(case, score, flags) if score is not None else None
         return CriterionEvidence(
             score.score if score else None,
             score.rationale if score else "",
@@ -121,7 +128,46 @@ class Judge:
             flags,
             self.served_model_mismatch(result),
             protected,
+            judged,
         )
+
+    def judged(
+        self, case: Case, score: CriterionScore, flags: tuple[str, ...]
+    ) -> JudgeEvidence | None:
+        """The LLM judge's verdict of this answer, when there is a judge and it is in scope."""
+        judging = self.judging
+        if judging is None or not in_scope(judging.scope, flags):
+            return None
+        return judging.evidence(
+            JudgeAsk(case.id, case.input_text, score.criterion, score.score, score.rationale)
+        )
+
+    def judge_ahead(self, results: Sequence[JobResult]) -> None:
+        """Send the judge the answers just stored, ahead of their items (those in its scope)."""
+        judging = self.judging
+        if judging is None:
+            return
+        asks: list[JudgeAsk] = []
+        for result in results:
+            job = result.job
+            if job.variant_key != ORIGINAL or job.repeat_index != 0:
+                continue
+            case = self.cases[job.case_id]
+            for score in result.by_criterion.values():
+                if not judging.wanted(case.id, score.criterion):
+                    continue  # no item of this run reads it
+                if judging.scope != "all":
+                    answer = (score.criterion, score.score, score.rationale, tuple(score.evidence))
+                    if not in_scope(
+                        judging.scope, self.checks.flags(case.id, case.input_text, answer)
+                    ):
+                        continue
+                asks.append(
+                    JudgeAsk(
+                        case.id, case.input_text, score.criterion, score.score, score.rationale
+                    )
+                )
+        judging.ahead(asks)
 
     def criterion_verdict(self, case_id: str, criterion: str) -> Verdict:
         case = self.cases[case_id]

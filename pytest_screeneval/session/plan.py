@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pytest_screeneval.scoring.results import ScoringJob
 
-__all__ = ["TOKEN_RULE", "CostPlan", "cost_plan"]
+__all__ = ["JUDGE_TOKEN_RULE", "TOKEN_RULE", "CostPlan", "JudgePlan", "cost_plan", "judge_plan"]
 
 CHARS_PER_TOKEN = 4
 PROMPT_OVERHEAD_TOKENS = 400  # the instructions and the rubric sent with every resume
@@ -25,6 +25,42 @@ TOKEN_RULE = (
     f"{CHARS_PER_TOKEN} characters a token of resume text + {PROMPT_OVERHEAD_TOKENS} for the "
     f"prompt; {ANSWER_TOKENS_PER_CRITERION} answer tokens a criterion"
 )
+# The rationale judge: its instructions, the criterion, score and rationale with every resume
+JUDGE_PROMPT_OVERHEAD_TOKENS = 550
+JUDGE_ANSWER_TOKENS = 60  # two booleans, a category, a phrase, a claim
+JUDGE_TOKEN_RULE = (
+    f"{CHARS_PER_TOKEN} characters a token of resume text + {JUDGE_PROMPT_OVERHEAD_TOKENS} for "
+    f"the prompt and rationale; {JUDGE_ANSWER_TOKENS} answer tokens"
+)
+
+
+@dataclass(frozen=True)
+class JudgePlan:
+    """The rationale judge's calls: at most one per criterion answer (a bound: verdicts stored
+    before are reused, and with scope unflagged the rationales the rules flagged are not asked)."""
+
+    model: str
+    scope: str
+    calls: int
+    prompt_tokens: int
+    completion_tokens: int
+
+    def line(self) -> str:
+        return (
+            f"screeneval plan: rationale judge {self.model} (scope {self.scope}): at most "
+            f"{self.calls} calls, one per criterion answer (stored verdicts are reused), about "
+            f"{self.prompt_tokens} prompt + {self.completion_tokens} completion tokens "
+            f"({JUDGE_TOKEN_RULE}; not in the cost above)"
+        )
+
+
+def judge_plan(model: str, scope: str, texts: Iterable[str]) -> JudgePlan:
+    """The judge's plan for these criterion answers (one resume text each)."""
+    calls = prompt = 0
+    for text in texts:
+        calls += 1
+        prompt += math.ceil(len(text) / CHARS_PER_TOKEN) + JUDGE_PROMPT_OVERHEAD_TOKENS
+    return JudgePlan(model, scope, calls, prompt, calls * JUDGE_ANSWER_TOKENS)
 
 
 @dataclass(frozen=True)
@@ -39,9 +75,15 @@ class CostPlan:
     cost: float | None  # in the price's currency, when screeneval_openai_price is set
     confirm_bound: int | None  # re-scores confirmation may add, at most
     decide_budget: int = 0  # re-scores spent where a fairness gate is INCONCLUSIVE, at most
+    judge: JudgePlan | None = None  # the rationale judge's calls, when one is configured
 
     def as_dict(self) -> dict[str, object]:
-        return asdict(self) | {"token_rule": TOKEN_RULE}
+        values = asdict(self) | {"token_rule": TOKEN_RULE}
+        if self.judge is None:
+            values.pop("judge")
+        else:
+            values["judge"] = asdict(self.judge) | {"token_rule": JUDGE_TOKEN_RULE}
+        return values
 
     def lines(self, price: tuple[float, float] | None) -> list[str]:
         # examples are drawn as the calls go: the plan counts those asked for, a bound
@@ -62,6 +104,7 @@ class CostPlan:
             f"screeneval plan: confirmation re-scores {bound} (they depend on the answers)",
             f"screeneval plan: decide budget {self.decide_budget} calls (re-scores where a "
             "fairness gate is INCONCLUSIVE; screeneval_decide_budget)",
+            *([self.judge.line()] if self.judge is not None else []),
         ]
 
 
@@ -73,6 +116,7 @@ def cost_plan(
     *,
     example_texts: Iterable[str] = (),
     decide_budget: int = 0,
+    judge: JudgePlan | None = None,
 ) -> CostPlan:
     """The plan of these queued calls (one job a call; identical texts already shared) and of
     the perturbation examples still to draw: one text per example asked for (the case's text,
@@ -110,4 +154,5 @@ def cost_plan(
         cost,
         confirm_bound,
         decide_budget,
+        judge,
     )

@@ -174,7 +174,11 @@ def summarize(
         evidence = judge.evidence(cases_by_id[case_id], criterion)
         if evidence.score is not None:
             rationale_items += 1
-            protected += "protected-attribute" in evidence.flags
+            # a reference the rules or the optional LLM judge found: either fails its item
+            judged = evidence.judge
+            protected += "protected-attribute" in evidence.flags or (
+                judged is not None and judged.protected
+            )
     raters = {
         criterion: rater_agreement(
             {c.id: c.ratings[criterion] for c in cases if criterion in c.ratings}

@@ -15,15 +15,20 @@ from typing import Any
 from pytest_screeneval.settings.validators import (
     boolean,
     call_budget,
+    env_name,
     flag_policy,
     fraction,
+    judge_choice,
+    judge_scope,
     non_negative_float,
     non_negative_int,
+    optional_http_url,
     percentage,
     positive_float,
     positive_int,
     source_kind,
     step_summary_policy,
+    temperature,
     text_value,
 )
 
@@ -136,6 +141,60 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "",
         "A YAML file of protected-attribute terms, relative to the rootdir: added to the "
         "built-in list, or replacing it when the file says 'replace: true'.",
+    ),
+    OptionSpec(
+        "screeneval_rationale_judge",
+        "",
+        "An LLM judge of every rationale beside the rules: 'openai' (any OpenAI-compatible chat "
+        "model) or empty for none. Its verdicts are stored, chained and cached.",
+        judge_choice,
+        "--screeneval-rationale-judge",
+    ),
+    OptionSpec(
+        "screeneval_rationale_judge_model",
+        "",
+        "The judge's model id; pin a dated snapshot (recorded with each verdict, as served too).",
+        text_value,
+        "--screeneval-rationale-judge-model",
+    ),
+    OptionSpec(
+        "screeneval_rationale_judge_base_url",
+        "",
+        "The judge's OpenAI-compatible endpoint ending in /v1 (default: the openai library's).",
+        optional_http_url,
+        "--screeneval-rationale-judge-base-url",
+    ),
+    OptionSpec(
+        "screeneval_rationale_judge_api_key_env",
+        "SCREENEVAL_RATIONALE_JUDGE_API_KEY",
+        "The name of the environment variable holding the judge's own API key (never the key).",
+        env_name,
+    ),
+    OptionSpec(
+        "screeneval_rationale_judge_temperature",
+        "0.0",
+        "The judge's sampling temperature, 0 to 2.",
+        temperature,
+    ),
+    OptionSpec(
+        "screeneval_rationale_judge_timeout",
+        "240",
+        "Seconds one judge request may take, waiting in the server's queue included.",
+        positive_float,
+    ),
+    OptionSpec(
+        "screeneval_rationale_judge_max_tokens",
+        "400",
+        "Most tokens one judge answer may have.",
+        positive_int,
+    ),
+    OptionSpec(
+        "screeneval_rationale_judge_scope",
+        "unflagged",
+        "Which rationales the judge reads: 'unflagged' (those the rules raised neither "
+        "protected-attribute nor ungrounded on) or 'all'.",
+        judge_scope,
+        "--screeneval-rationale-judge-scope",
     ),
     OptionSpec(
         "screeneval_max_agreement_drop",
@@ -277,6 +336,14 @@ class Settings:
     contested_max_confidence: float
     rationale_flags: str
     protected_terms: str
+    rationale_judge: str
+    rationale_judge_model: str
+    rationale_judge_base_url: str
+    rationale_judge_api_key_env: str
+    rationale_judge_temperature: float
+    rationale_judge_timeout: float
+    rationale_judge_max_tokens: int
+    rationale_judge_scope: str
     max_agreement_drop: float
     max_moved_share: float
     min_worst_slice: float

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 from datetime import date
 
 __all__ = [
@@ -174,3 +175,35 @@ def boolean(value: str | bool) -> bool:
 def pattern_list(value: str) -> tuple[str, ...]:
     """Model-id patterns separated by commas or whitespace (fnmatch, case-insensitive)."""
     return tuple(p for p in value.replace(",", " ").split() if p)
+
+
+def judge_choice(value: str) -> str:
+    """The rationale judge: '' (off) or 'openai' (any OpenAI-compatible chat model)."""
+    choice = str(value).strip().lower()
+    if choice in ("", "off", "none"):
+        return ""
+    if choice != "openai":
+        raise _refuse("'openai', or empty for no judge", value)
+    return choice
+
+
+def judge_scope(value: str) -> str:
+    if value not in ("unflagged", "all"):
+        raise _refuse("'unflagged' or 'all'", value)
+    return value
+
+
+def optional_http_url(value: str) -> str:
+    """An http(s) URL, or '' for unset."""
+    return http_url(value) if str(value).strip() else ""
+
+
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def env_name(value: str) -> str:
+    """The name of an environment variable (never its value)."""
+    stripped = str(value).strip()
+    if not _ENV_NAME.match(stripped):
+        raise _refuse("the name of an environment variable, such as MY_JUDGE_KEY", value)
+    return stripped

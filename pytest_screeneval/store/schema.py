@@ -5,7 +5,8 @@ and every structured value is JSON text, so a row reads back byte-identical from
 PostgreSQL. The Alembic revisions (``0001``, then ``0002`` adding ``eval_chain``, then ``0003``
 adding the ``partial`` status, golden chain entries and the chain key, then ``0004`` adding
 ``eval_historical_audits`` and its chain entries, then ``0005`` adding the served model and
-system fingerprint of each score row) create exactly these tables; a test holds them equal.
+system fingerprint of each score row, then ``0006`` adding ``eval_rationale_judgements`` and
+its chain entries) create exactly these tables; a test holds them equal.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ __all__ = [
     "chain",
     "expectations",
     "historical_audits",
+    "judgements",
     "metadata",
     "ratings",
     "reviews",
@@ -31,7 +33,7 @@ __all__ = [
 ]
 
 # The Alembic head this code reads and writes; bump it with every new migration script.
-SCHEMA_REVISION = "0005"
+SCHEMA_REVISION = "0006"
 ALEMBIC_VERSION_TABLE = "alembic_version"
 
 # Constraint names are explicit so migrations can refer to them on every backend.
@@ -218,7 +220,7 @@ chain = sa.Table(
     sa.Column("format", sa.Integer, nullable=False, server_default=sa.text("1")),
     sa.Column("key_id", sa.Text, nullable=True),
     sa.CheckConstraint(
-        "kind IN ('run', 'acceptance', 'review', 'golden', 'historical')",
+        "kind IN ('run', 'acceptance', 'review', 'golden', 'historical', 'judgement')",
         name="ck_eval_chain_kind",
     ),
     # one entry per record, and no two entries extending the same one (no fork)
@@ -247,6 +249,47 @@ historical_audits = sa.Table(
     sa.Column("audited_at", sa.Text, nullable=False),
     sa.Column("audit_date", sa.Text, nullable=False),
     sa.Column("valid_until", sa.Text, nullable=False),
+)
+
+# The rationale judge's verdicts (revision 0006): one row per judgement asked of an LLM judge,
+# with the judge's identity, what it found or the error that kept it from a finding; a row with
+# no error is reused for the same (judge, resume text, criterion, score, rationale text), so the
+# same rationale is never judged twice in a store. One chain entry each.
+judgements = sa.Table(
+    "eval_rationale_judgements",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("run_id", sa.Integer, sa.ForeignKey("eval_runs.run_id"), nullable=True),
+    sa.Column("case_id", sa.Text, nullable=False),
+    sa.Column("criterion", sa.Text, nullable=False),
+    sa.Column("score", sa.Integer, nullable=False),
+    sa.Column("input_sha256", sa.Text, nullable=False),
+    sa.Column("rationale_sha256", sa.Text, nullable=False),
+    sa.Column("judge_model", sa.Text, nullable=False),  # as requested
+    sa.Column("served_model", sa.Text, nullable=True),  # as the provider said
+    sa.Column("prompt_sha", sa.Text, nullable=False),
+    sa.Column("temperature", sa.Float, nullable=False),
+    sa.Column("response_format", sa.Text, nullable=False),
+    # NULL when the judgement failed (see error)
+    sa.Column("protected", sa.Boolean, nullable=True),
+    sa.Column("protected_category", sa.Text, nullable=False),
+    sa.Column("protected_phrase", sa.Text, nullable=False),
+    sa.Column("ungrounded", sa.Boolean, nullable=True),
+    sa.Column("claim", sa.Text, nullable=False),
+    sa.Column("error", sa.Text, nullable=True),
+    sa.Column("raw", sa.Text, nullable=False),
+    sa.Column("prompt_tokens", sa.Integer, nullable=False),
+    sa.Column("completion_tokens", sa.Integer, nullable=False),
+    sa.Column("attempts", sa.Integer, nullable=False),
+    sa.Column("latency_ms", sa.Float, nullable=False),
+    sa.Column("judged_at", sa.Text, nullable=False),
+    sa.Index(
+        "ix_eval_rationale_judgements_key",
+        "judge_model",
+        "prompt_sha",
+        "input_sha256",
+        "criterion",
+    ),
 )
 
 # Alembic's own bookkeeping table, declared here so the store can stamp a fresh database and

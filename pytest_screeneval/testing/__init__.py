@@ -10,16 +10,20 @@ from pytest_screeneval.testing.chat_server import (
     DIALECTS,
     FIRST_CRITERION,
     ChatServer,
+    JudgeRules,
     ReceivedRequest,
     Reply,
     default_answer,
+    is_judge_request,
 )
 
 __all__ = [
     "DIALECTS",
     "FIRST_CRITERION",
     "ChatServer",
+    "JudgeRules",
     "ReceivedRequest",
     "Reply",
     "default_answer",
+    "is_judge_request",
 ]

@@ -31,6 +31,12 @@ enforced, and each request over it is counted in ``stats()["over_limit"]``), or 
 headers. Every completion says ``system_fingerprint`` (settable at any time, or changed after
 the Nth answer with ``fingerprint_change``), as a provider says which backend served it.
 
+It also answers as a rationale judge (the ``screeneval_rationale_judge`` prompt, recognised by
+the ``protected_attribute`` property of the schema it asks for): by :class:`JudgeRules`, a
+rationale that holds one of its protected phrases (any case) is said to refer to that phrase's
+category, and one that holds one of its claims to make that unsupported claim; anything else is
+found clean. Deterministic in the request text alone, like the scorer's answers.
+
 ``GET /v1/models`` lists the configured model ids. Everything received is kept in
 :attr:`ChatServer.requests`, and :attr:`ChatServer.max_in_flight` says how many chat requests
 were being answered at once, which is how tests prove that a client really ran concurrently.
@@ -62,10 +68,13 @@ __all__ = [
     "FAULTS",
     "FIRST_CRITERION",
     "ChatServer",
+    "JudgeRules",
     "RateLimit",
     "ReceivedRequest",
     "Reply",
     "default_answer",
+    "is_judge_request",
+    "judge_answer",
     "main",
 ]
 
@@ -339,6 +348,61 @@ def default_answer(body: Mapping[str, Any], score: int = 3) -> dict[str, Any] | 
     return answer
 
 
+@dataclass(frozen=True)
+class JudgeRules:
+    """How the server answers as a rationale judge: ``protected`` maps a phrase to the category
+    it is said to refer to; ``ungrounded`` lists phrases said to be unsupported claims."""
+
+    protected: Mapping[str, str] = field(default_factory=dict)
+    ungrounded: tuple[str, ...] = ()
+
+
+def is_judge_request(body: Mapping[str, Any]) -> bool:
+    """Whether a request is the rationale judge's (its schema asks for protected_attribute)."""
+    schema = request_schema(body) or {}
+    properties = schema.get("properties")
+    return isinstance(properties, Mapping) and "protected_attribute" in properties
+
+
+def _rationale_of(body: Mapping[str, Any]) -> str:
+    for message in reversed(body.get("messages") or []):
+        if isinstance(message, Mapping) and message.get("role") == "user":
+            text = str(message.get("content") or "")
+            end = text.rfind("</rationale>")
+            start = text.rfind("<rationale>", 0, end) if end >= 0 else -1
+            return text[start + len("<rationale>") : end].strip() if start >= 0 else ""
+    return ""
+
+
+def judge_answer(body: Mapping[str, Any], rules: JudgeRules) -> dict[str, Any]:
+    """The judge's answer by ``rules``: the first protected phrase and the first claim found in
+    the request's rationale, each quoted as the rationale writes it."""
+    rationale = _rationale_of(body)
+    lowered = rationale.lower()
+    answer: dict[str, Any] = {
+        "protected_attribute": False,
+        "category": None,
+        "phrase": None,
+        "ungrounded": False,
+        "claim": None,
+    }
+    for phrase, category in rules.protected.items():
+        at = lowered.find(phrase.lower())
+        if at >= 0:
+            answer |= {
+                "protected_attribute": True,
+                "category": category,
+                "phrase": rationale[at : at + len(phrase)],
+            }
+            break
+    for claim in rules.ungrounded:
+        at = lowered.find(claim.lower())
+        if at >= 0:
+            answer |= {"ungrounded": True, "claim": rationale[at : at + len(claim)]}
+            break
+    return answer
+
+
 def _quote_from_resume(body: Mapping[str, Any]) -> str:
     """Up to eight words, verbatim, from the first sentence-like line of the resume."""
     texts: list[str] = [
@@ -368,11 +432,15 @@ def _resolve(name: str, order: list[str]) -> str:
     return name
 
 
-def _build_content(reply: Reply, body: Mapping[str, Any], default_score: int) -> str | None:
+def _build_content(
+    reply: Reply, body: Mapping[str, Any], default_score: int, judge: JudgeRules | None = None
+) -> str | None:
     if reply.refusal is not None:
         return None
     if reply.content is not None:
         return reply.content
+    if is_judge_request(body):
+        return json.dumps(judge_answer(body, judge or JudgeRules()))
     answer = default_answer(body, default_score)
     if answer is None:
         return "OK"
@@ -539,7 +607,7 @@ class _Handler(BaseHTTPRequestHandler):
                 message = message.replace("{key}", self._bearer_token())
             self._send_error(reply.status, message, headers, reply.error_code)
             return
-        content = _build_content(reply, body, chat.default_score)
+        content = _build_content(reply, body, chat.default_score, chat.judge)
         if content is not None and reply.content is None and chat.dialect == "prompt":
             # A model without structured output chats around its JSON.
             content = f"Here is my assessment.\n\n```json\n{content}\n```\n\nI hope this helps."
@@ -619,7 +687,8 @@ class ChatServer:
     takes a free one; ``dialect`` is one of :data:`DIALECTS` (which response formats it accepts).
     ``rate_limit`` puts a token bucket in front of the chat endpoint; ``system_fingerprint`` is
     what every completion says served it, and ``fingerprint_change`` = (n, fingerprint) changes
-    it from the answer after the n-th on (a backend swapped mid-run).
+    it from the answer after the n-th on (a backend swapped mid-run). ``judge`` says how it
+    answers the rationale judge's requests (:class:`JudgeRules`; by default it finds nothing).
     """
 
     def __init__(
@@ -635,10 +704,12 @@ class ChatServer:
         rate_limit: RateLimit | None = None,
         system_fingerprint: str | None = DEFAULT_FINGERPRINT,
         fingerprint_change: tuple[int, str] | None = None,
+        judge: JudgeRules | None = None,
     ) -> None:
         if dialect not in DIALECTS:
             raise ValueError(f"unknown dialect {dialect!r}; known: {', '.join(DIALECTS)}")
         self.dialect = dialect
+        self.judge = judge or JudgeRules()  # how it answers as a rationale judge
         self.responder = responder
         self.port = port
         self.models = models
@@ -910,6 +981,20 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--fingerprint", default=DEFAULT_FINGERPRINT)
     parser.add_argument(
+        "--judge-protected",
+        action="append",
+        default=[],
+        metavar="PHRASE=CATEGORY",
+        help="as a rationale judge, find this phrase a reference to this category",
+    )
+    parser.add_argument(
+        "--judge-ungrounded",
+        action="append",
+        default=[],
+        metavar="PHRASE",
+        help="as a rationale judge, find this phrase an unsupported claim",
+    )
+    parser.add_argument(
         "--fingerprint-change", help="N:FINGERPRINT, said from the answer after the N-th on"
     )
     args = parser.parse_args(argv)
@@ -936,6 +1021,10 @@ def main(argv: list[str] | None = None) -> None:
         rate_limit=rate_limit,
         system_fingerprint=args.fingerprint,
         fingerprint_change=change,
+        judge=JudgeRules(
+            dict(rule.partition("=")[::2] for rule in args.judge_protected),
+            tuple(args.judge_ungrounded),
+        ),
     ) as server:
         print(server.base_url, flush=True)
         with contextlib.suppress(KeyboardInterrupt):

@@ -413,9 +413,9 @@ def test_review_of_a_criterion_and_of_a_decision(
 
 def test_db_upgrade(store_url: str, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run_cli(capsys, "db", "upgrade", "--db", store_url)
-    assert code == 0 and "from schema revision (empty) to 0005" in out
+    assert code == 0 and "from schema revision (empty) to 0006" in out
     code, out, _ = run_cli(capsys, "db", "upgrade", "--db", store_url)
-    assert code == 0 and "already at schema revision 0005" in out
+    assert code == 0 and "already at schema revision 0006" in out
     code, out, _ = run_cli(capsys, "--db", store_url, "runs")
     assert (code, out) == (0, "no runs yet\n")
 
@@ -429,7 +429,7 @@ def test_db_upgrade_of_the_default_store(
     assert (code, err) == (0, "")
     assert out == (
         f"upgraded the store at sqlite:///{tmp_path.resolve().as_posix()}/.screeneval/"
-        "screeneval.db from schema revision (empty) to 0005\n"
+        "screeneval.db from schema revision (empty) to 0006\n"
     )
     monkeypatch.setenv("SCREENEVAL_DB", f"sqlite:///{tmp_path / 'env.db'}")
     assert main(["db", "upgrade"]) == 0

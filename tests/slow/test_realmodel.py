@@ -16,6 +16,7 @@ import importlib.metadata
 import importlib.util
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -241,3 +242,53 @@ def test_a_real_local_model_scores_two_cases_end_to_end(
     page = html.read_text(encoding="utf-8")
     assert page.startswith("<!DOCTYPE html>") or page.lower().startswith("<!doctype html>")
     assert MODEL_ID in page and "openai[json_object]" in page
+
+
+def test_judge_check_runs_a_real_local_model_over_a_slice_of_the_held_out_corpus(
+    llama_server: str, tmp_path: Path
+) -> None:
+    """``screeneval judge-check`` with SmolLM2-135M as the rationale judge, on three held-out
+    rationales: it must complete and print its table. A 135M model is a poor judge; this checks
+    the machinery (dialect probe, answer check, counting), not its precision."""
+    corpus = Path(__file__).resolve().parents[1] / "data" / "rationale_corpus"
+    command = [
+        sys.executable,
+        "-m",
+        "pytest_screeneval.cli",
+        "judge-check",
+        str(corpus),
+        "--model",
+        MODEL_ID,
+        "--base-url",
+        llama_server,
+        "--limit",
+        "3",
+        "--concurrency",
+        "1",
+        "--max-tokens",
+        "160",
+        "--timeout",
+        "900",
+    ]
+    done = subprocess.run(
+        command, cwd=tmp_path, capture_output=True, text=True, timeout=3000, check=False
+    )
+    output = done.stdout + done.stderr
+    assert "Traceback" not in output
+    assert "about 3 held-out rationales (the first 3 of " in done.stdout, output
+    judged = re.search(r"^(\d+) judged, (\d+) failed", done.stdout, re.M)
+    assert judged and int(judged[1]) + int(judged[2]) == 3, output
+    if int(judged[1]) == 0:
+        # every answer failed our check: said in one sentence, exit status 1, never a table
+        assert done.returncode == 1, output
+        assert "The rationale judge answered none of the 3 rationales" in done.stderr, output
+    else:
+        assert done.returncode == 0, output
+        for who in ("judge", "rules"):
+            for flag in ("protected-attribute", "ungrounded"):
+                assert re.search(
+                    rf"^{who}\s+{flag}\s+\d+\s+\d+\s+\d+\s+\d+\s+\d\.\d\d \(", done.stdout, re.M
+                ), output
+    # whatever it answered: the model llama.cpp served, and the dialect auto chose
+    assert f"(served: {MODEL_ID})" in done.stdout or "(served: not said)" in done.stdout, output
+    assert "response format json_object" in done.stdout, output

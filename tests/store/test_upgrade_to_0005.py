@@ -1,7 +1,8 @@
-"""The upgrade from the previous schema (0004) to 0005, which adds each score row's served model
-and system fingerprint: every row is kept as it was, the new columns are NULL on the old rows
-(the provider's answer was not kept then), the chain still verifies, and the upgraded store
-writes and reads both. On SQLite and on PostgreSQL."""
+"""The upgrade from schema 0004 to the head: 0005, which adds each score row's served model and
+system fingerprint, then 0006, which adds the rationale judge's verdicts and their chain entries.
+Every row is kept as it was, the new columns are NULL on the old rows (the provider's answer was
+not kept then), the chain still verifies, and the upgraded store writes and reads both, and
+records and chains a judge's verdict. On SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
@@ -19,8 +20,34 @@ from pytest_screeneval.cli.main import main
 from pytest_screeneval.scoring.protocol import ScorerIdentity
 from pytest_screeneval.store.connect import make_engine, parse_url
 from pytest_screeneval.store.database import MIGRATIONS_DIR, SCHEMA_REVISION, Store, mask_url
+from pytest_screeneval.store.judgements import JudgementRecord, find_judgement, record_judgement
 
 PREVIOUS = "0004"
+JUDGEMENT = JudgementRecord(
+    run_id=None,
+    case_id="cc-001",
+    criterion="skills",
+    score=3,
+    input_sha256="i" * 64,
+    rationale_sha256="r" * 64,
+    judge_model="judge-2025-01-15",
+    served_model="judge-2025-01-15",
+    prompt_sha="p" * 64,
+    temperature=0.0,
+    response_format="json_schema",
+    protected=True,
+    protected_category="age",
+    protected_phrase="late-career",
+    ungrounded=False,
+    claim="",
+    error=None,
+    raw="{}",
+    prompt_tokens=10,
+    completion_tokens=5,
+    attempts=1,
+    latency_ms=12.5,
+    judged_at="2027-01-15T10:00:00+00:00",
+)
 
 
 def migrate_without_foreign_keys(url: str, revision: str) -> None:
@@ -58,7 +85,7 @@ def test_upgrade_from_0003_keeps_every_row_and_adds_the_served_backend_as_null(
     engine_of: Callable[[str], sa.Engine],
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert SCHEMA_REVISION == "0005"
+    assert SCHEMA_REVISION == "0006"
     url = make_store_url()
     migrate(url, "0001")
     engine = engine_of(url)
@@ -76,7 +103,7 @@ def test_upgrade_from_0003_keeps_every_row_and_adds_the_served_backend_as_null(
 
     assert main(["db", "upgrade", "--db", url]) == 0
     assert capsys.readouterr().out == (
-        f"upgraded the store at {mask_url(url)} from schema revision {PREVIOUS} to 0005\n"
+        f"upgraded the store at {mask_url(url)} from schema revision {PREVIOUS} to 0006\n"
     )
     assert snapshot(engine, columns_before) == before
     added = {n: sorted(set(c) - set(columns_before[n])) for n, c in columns_of(engine).items()}
@@ -115,3 +142,12 @@ def test_upgrade_from_0003_keeps_every_row_and_adds_the_served_backend_as_null(
         }
         store.finish_run(run_id, status="complete")
         assert store.verify_chain().ok
+        # revision 0006: a judge's verdict is recorded, chained and found again
+        recorded = record_judgement(store, JUDGEMENT)
+        assert recorded.id is not None
+        assert find_judgement(store, JUDGEMENT.key) == recorded
+        report = store.verify_chain()
+        assert report.ok, report.first_break
+        with store.engine.connect() as conn:
+            kinds = [k for (k,) in conn.exec_driver_sql("SELECT kind FROM eval_chain ORDER BY seq")]
+        assert kinds[-1] == "judgement"

@@ -206,37 +206,25 @@ class _GaveUp(Exception):
         self.rate_limited = rate_limited  # never counted towards stop_after_failures
 
 
-class OpenAIScorer:
-    """Scores a resume with one structured-output chat request per call."""
+class ChatEndpoint:
+    """One OpenAI-compatible Chat Completions endpoint: the client per event loop, the dialect
+    probe, explicit retries, the failure streak. What it asks for and how it reads the answer
+    belong to its subclass: the scorer (:class:`OpenAIScorer`) and the rationale judge
+    (``scoring.openai.judge``) share this, so neither has a client of its own."""
+
+    # how messages name it: "The openai scorer stopped the run after ..."
+    role = "openai scorer"
 
     def __init__(
         self,
-        rubric: Rubric,
         settings: OpenAISettings,
-        template: PromptTemplate,
         api_key: str,
         *,
-        warnings: tuple[str, ...] = (),
         backoff_base_s: float = BACKOFF_BASE_S,
     ) -> None:
         self.settings = settings
-        self.template = template
-        self.warnings = warnings
-        self.rubric = rubric
-        self._base_identity = ScorerIdentity(
-            name="openai",
-            model_id=settings.model,
-            prompt_sha=template.sha,
-            rubric_sha=rubric.sha,
-            temperature=settings.temperature,
-        )
-        self.identity = self._base_identity
         # The dialect in use; None until ``auto`` has probed the server.
         self.response_format: str | None = None
-        if settings.response_format != "auto":
-            self._use_format(settings.response_format)
-        else:
-            self.identity = replace(self._base_identity, response_format="auto")
         self.probe_calls = 0
         self.probe_rejections: tuple[str, ...] = ()
         self.endpoint = settings.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
@@ -250,18 +238,16 @@ class OpenAIScorer:
         # The run of identical request failures that stops the run at stop_after_failures.
         self._streak_cause = ""
         self._streak = 0
-        self._formats: dict[tuple[str, str], dict[str, Any] | None] = {}
 
     def __repr__(self) -> str:  # the key stays out of every repr and log line
-        return f"OpenAIScorer(model={self.settings.model!r}, endpoint={self.endpoint!r})"
+        return f"{type(self).__name__}(model={self.settings.model!r}, endpoint={self.endpoint!r})"
 
     def _use_format(self, dialect: str) -> None:
         self.response_format = dialect
-        # In the name too: the run record keeps the name, and runs in different dialects
-        # (the schema stated in the prompt is a different prompt) are not the same identity.
-        self.identity = replace(
-            self._base_identity, name=f"openai[{dialect}]", response_format=dialect
-        )
+
+    def _probe_request(self, dialect: str) -> dict[str, Any]:
+        """A real-shaped request in ``dialect`` (cut to one token by the probe)."""
+        raise NotImplementedError
 
     # -- the client: one per event loop, so connections are pooled across calls ----------------
 
@@ -327,27 +313,27 @@ class OpenAIScorer:
             except _Rejected as rejection:
                 if rejection.status in NOT_ABOUT_FORMAT:
                     raise ScorerUnavailable(
-                        f"The endpoint {self.endpoint} rejected the openai scorer's first "
+                        f"The endpoint {self.endpoint} rejected the {self.role}'s first "
                         f"request with {rejection.description}."
                     ) from None
                 rejections.append(f"{dialect}: {rejection.description}")
                 continue
             except _GaveUp as failure:
                 raise ScorerUnavailable(
-                    f"The openai scorer could not reach {self.endpoint} to choose a response "
+                    f"The {self.role} could not reach {self.endpoint} to choose a response "
                     f"format: {failure.description} after {failure.attempts} attempt(s)."
                 ) from None
             self.probe_rejections = tuple(rejections)
             return dialect
         raise ScorerUnavailable(
-            f"The endpoint {self.endpoint} rejected every response format the openai scorer "
+            f"The endpoint {self.endpoint} rejected every response format the {self.role} "
             f"can ask for ({'; '.join(rejections)})."
         )
 
     async def _send_probe(self, client: AsyncOpenAI, dialect: str) -> None:
         """One request in ``dialect``, cut to one token: only its acceptance matters, and a
         small model on a CPU would take minutes to write a whole answer."""
-        probe = self._request(PROBE_TEXT, self.rubric, dialect) | {"max_tokens": PROBE_MAX_TOKENS}
+        probe = self._probe_request(dialect) | {"max_tokens": PROBE_MAX_TOKENS}
         self.probe_calls += 1
         try:
             await self._call_with_retries(client, probe)
@@ -362,12 +348,12 @@ class OpenAIScorer:
             self.probe_calls += 1
             await self._call_with_retries(client, probe)
 
-    # -- scoring ---------------------------------------------------------------------------
+    # -- requests ---------------------------------------------------------------------------
 
-    async def score(self, text: str, rubric: Rubric) -> ScoreOutcome:
+    async def _complete(self, request: dict[str, Any]) -> tuple[object, RateLimits | None, int]:
+        """One request, retried as the settings say: (the answer, its rate limits, attempts).
+        A rejection or a give-up is a ScorerError, counted towards ``stop_after_failures``."""
         entry = await self._loop_client()
-        dialect = await self.resolve_format()
-        request = self._request(text, rubric, dialect)
         try:
             completion, attempts = await self._call_with_retries(entry.client, request)
         except _Rejected as rejection:
@@ -393,7 +379,7 @@ class OpenAIScorer:
             # an HTML login page or a proxy's text with status 200: the same for every case
             # (one cause, whatever the page says: a login page's token changes every time)
             self._note_failure("HTTP 200 with an answer that is not a chat completion", 200)
-        return self._outcome(answer, rubric, attempts, dialect, limits)
+        return answer, limits, attempts
 
     async def _call_with_retries(
         self, client: AsyncOpenAI, request: dict[str, Any]
@@ -450,51 +436,13 @@ class OpenAIScorer:
                 "; set screeneval_openai_response_format = auto to fall back to a format it accepts"
             )
         raise ScorerUnavailable(
-            f"The openai scorer stopped the run after {count} requests in a row to "
+            f"The {self.role} stopped the run after {count} requests in a row to "
             f"{self.endpoint} failed the same way: {cause}{hint}."
         )
 
     def _note_success(self) -> None:
         with self._clients_lock:
             self._streak_cause, self._streak = "", 0
-
-    def _response_format(self, rubric: Rubric, dialect: str) -> dict[str, Any] | None:
-        """The response format of a dialect, built once per rubric (it never changes)."""
-        key = (rubric.sha, dialect)
-        if key not in self._formats:
-            self._formats[key] = response_format(rubric, dialect)
-        return self._formats[key]
-
-    def _request(self, text: str, rubric: Rubric, dialect: str) -> dict[str, Any]:
-        system, user = self.template.render(rubric, text)
-        if dialect != "json_schema":
-            # Not bound by a strict schema, the model is told the shape in words as well.
-            system = f"{system}\n\n{schema_instruction(rubric)}"
-        # The messages and the response format go in ``extra_body``, as they are: passed as the
-        # typed arguments, openai-python walks them through its TypedDict transform on every
-        # call, a walk that changes nothing in plain JSON and was half of the client's CPU per
-        # request here (held under the GIL the session's items need too). ``messages`` must
-        # still be given; the body's list replaces the empty one.
-        body: dict[str, Any] = {
-            "messages": [
-                {"role": "system", "content": system},
-                {"role": "user", "content": user},
-            ]
-        }
-        wanted = self._response_format(rubric, dialect)
-        if wanted is not None:
-            body["response_format"] = wanted
-        request: dict[str, Any] = {
-            "model": self.settings.model,
-            "messages": [],
-            "temperature": self.settings.temperature,
-            "extra_body": body,
-        }
-        if self.settings.seed is not None:
-            request["seed"] = self.settings.seed
-        if self.settings.max_tokens is not None:
-            request["max_tokens"] = self.settings.max_tokens
-        return request
 
     async def _attempt(
         self, client: AsyncOpenAI, request: dict[str, Any]
@@ -542,14 +490,11 @@ class OpenAIScorer:
         # Jitter spreads out the clients that failed together so they do not return together.
         return delay * random.uniform(1.0, 1.25)
 
-    def _outcome(
-        self,
-        completion: object,
-        rubric: Rubric,
-        attempts: int,
-        dialect: str,
-        limits: RateLimits | None = None,
-    ) -> ScoreOutcome:
+    def _read(
+        self, completion: object, attempts: int, limits: RateLimits | None = None
+    ) -> Completion:
+        """The message text of a chat completion; a ScorerError when there is none to read (not
+        a completion, no choices, a refusal, a content filter, an empty answer)."""
         from openai.types.chat import ChatCompletion
 
         if not isinstance(completion, ChatCompletion):
@@ -566,54 +511,180 @@ class OpenAIScorer:
         self.served_model = served
         fingerprint = getattr(completion, "system_fingerprint", None) or None
         usage = getattr(completion, "usage", None)
-        prompt_tokens = getattr(usage, "prompt_tokens", None) or 0
-        completion_tokens = getattr(usage, "completion_tokens", None) or 0
-
-        def failed(reason: str, raw: str) -> ScorerError:
-            return ScorerError(
-                reason,
-                raw,
-                attempts=attempts,
-                served_model=served,
-                prompt_tokens=prompt_tokens,
-                completion_tokens=completion_tokens,
-                system_fingerprint=fingerprint,
-                limits=limits,
-            )
-
         choices = getattr(completion, "choices", None)
         message = getattr(choices[0], "message", None) if choices else None
+        finish = getattr(choices[0], "finish_reason", None) if choices else None
+        read = Completion(
+            content=(getattr(message, "content", None) or "") if message is not None else "",
+            finish_reason=finish,
+            served_model=served,
+            system_fingerprint=fingerprint,
+            prompt_tokens=getattr(usage, "prompt_tokens", None) or 0,
+            completion_tokens=getattr(usage, "completion_tokens", None) or 0,
+            attempts=attempts,
+            limits=limits,
+        )
         if choices is None or message is None:
-            raise failed("the endpoint answered with no choices", completion.model_dump_json())
-        choice = choices[0]
-        if getattr(message, "refusal", None):
-            raise failed(f"the model refused: {message.refusal}", str(message.refusal))
-        content = message.content or ""
-        if choice.finish_reason == "content_filter":
-            raise failed("the endpoint's content filter stopped the answer", content)
-        if not content.strip():
-            raise failed("the model returned an empty answer", content)
-        if choice.finish_reason == "length":
+            raise read.failed("the endpoint answered with no choices", completion.model_dump_json())
+        refusal = getattr(message, "refusal", None)
+        if refusal:
+            raise read.failed(f"the model refused: {refusal}", str(refusal))
+        if finish == "content_filter":
+            raise read.failed("the endpoint's content filter stopped the answer", read.content)
+        if not read.content.strip():
+            raise read.failed("the model returned an empty answer", read.content)
+        return read
+
+
+class OpenAIScorer(ChatEndpoint):
+    """Scores a resume with one structured-output chat request per call."""
+
+    def __init__(
+        self,
+        rubric: Rubric,
+        settings: OpenAISettings,
+        template: PromptTemplate,
+        api_key: str,
+        *,
+        warnings: tuple[str, ...] = (),
+        backoff_base_s: float = BACKOFF_BASE_S,
+    ) -> None:
+        super().__init__(settings, api_key, backoff_base_s=backoff_base_s)
+        self.template = template
+        self.warnings = warnings
+        self.rubric = rubric
+        self._base_identity = ScorerIdentity(
+            name="openai",
+            model_id=settings.model,
+            prompt_sha=template.sha,
+            rubric_sha=rubric.sha,
+            temperature=settings.temperature,
+        )
+        self.identity = self._base_identity
+        if settings.response_format != "auto":
+            self._use_format(settings.response_format)
+        else:
+            self.identity = replace(self._base_identity, response_format="auto")
+        self._formats: dict[tuple[str, str], dict[str, Any] | None] = {}
+
+    def __repr__(self) -> str:  # the key stays out of every repr and log line
+        return f"OpenAIScorer(model={self.settings.model!r}, endpoint={self.endpoint!r})"
+
+    def _use_format(self, dialect: str) -> None:
+        self.response_format = dialect
+        # In the name too: the run record keeps the name, and runs in different dialects
+        # (the schema stated in the prompt is a different prompt) are not the same identity.
+        self.identity = replace(
+            self._base_identity, name=f"openai[{dialect}]", response_format=dialect
+        )
+
+    def _probe_request(self, dialect: str) -> dict[str, Any]:
+        return self._request(PROBE_TEXT, self.rubric, dialect)
+
+    # -- scoring ---------------------------------------------------------------------------
+
+    async def score(self, text: str, rubric: Rubric) -> ScoreOutcome:
+        dialect = await self.resolve_format()
+        request = self._request(text, rubric, dialect)
+        answer, limits, attempts = await self._complete(request)
+        return self._outcome(answer, rubric, attempts, dialect, limits)
+
+    def _response_format(self, rubric: Rubric, dialect: str) -> dict[str, Any] | None:
+        """The response format of a dialect, built once per rubric (it never changes)."""
+        key = (rubric.sha, dialect)
+        if key not in self._formats:
+            self._formats[key] = response_format(rubric, dialect)
+        return self._formats[key]
+
+    def _request(self, text: str, rubric: Rubric, dialect: str) -> dict[str, Any]:
+        system, user = self.template.render(rubric, text)
+        if dialect != "json_schema":
+            # Not bound by a strict schema, the model is told the shape in words as well.
+            system = f"{system}\n\n{schema_instruction(rubric)}"
+        # The messages and the response format go in ``extra_body``, as they are: passed as the
+        # typed arguments, openai-python walks them through its TypedDict transform on every
+        # call, a walk that changes nothing in plain JSON and was half of the client's CPU per
+        # request here (held under the GIL the session's items need too). ``messages`` must
+        # still be given; the body's list replaces the empty one.
+        body: dict[str, Any] = {
+            "messages": [
+                {"role": "system", "content": system},
+                {"role": "user", "content": user},
+            ]
+        }
+        wanted = self._response_format(rubric, dialect)
+        if wanted is not None:
+            body["response_format"] = wanted
+        request: dict[str, Any] = {
+            "model": self.settings.model,
+            "messages": [],
+            "temperature": self.settings.temperature,
+            "extra_body": body,
+        }
+        if self.settings.seed is not None:
+            request["seed"] = self.settings.seed
+        if self.settings.max_tokens is not None:
+            request["max_tokens"] = self.settings.max_tokens
+        return request
+
+    def _outcome(
+        self,
+        completion: object,
+        rubric: Rubric,
+        attempts: int,
+        dialect: str,
+        limits: RateLimits | None = None,
+    ) -> ScoreOutcome:
+        read = self._read(completion, attempts, limits)
+        content = read.content
+        if read.finish_reason == "length":
             # The criteria written out in full before the cut are still answers.
             parsed = parse_cut_off_answer(content, rubric)
             if not parsed.scores:
-                raise failed("the answer was cut off at the token limit", content)
+                raise read.failed("the answer was cut off at the token limit", content)
         else:
             try:
                 parsed = parse_answer(content, rubric)
             except ScorerError as error:
-                raise failed(error.reason, error.raw) from None
+                raise read.failed(error.reason, error.raw) from None
         return ScoreOutcome(
             scores=parsed.scores,
             attempts=attempts,
-            served_model=served,
-            prompt_tokens=prompt_tokens,
-            completion_tokens=completion_tokens,
+            served_model=read.served_model,
+            prompt_tokens=read.prompt_tokens,
+            completion_tokens=read.completion_tokens,
             raw=content,
             extra={"response_format": dialect},
             errors=errors_with_raw(parsed.problems, content, rubric.criterion_names),
-            system_fingerprint=fingerprint,
+            system_fingerprint=read.system_fingerprint,
             limits=limits,
+        )
+
+
+@dataclass(frozen=True)
+class Completion:
+    """A chat completion's message text and what the provider said with it."""
+
+    content: str
+    finish_reason: str | None
+    served_model: str | None
+    system_fingerprint: str | None
+    prompt_tokens: int
+    completion_tokens: int
+    attempts: int
+    limits: RateLimits | None
+
+    def failed(self, reason: str, raw: str) -> ScorerError:
+        """An error about this answer, carrying what it cost and who served it."""
+        return ScorerError(
+            reason,
+            raw,
+            attempts=self.attempts,
+            served_model=self.served_model,
+            prompt_tokens=self.prompt_tokens,
+            completion_tokens=self.completion_tokens,
+            system_fingerprint=self.system_fingerprint,
+            limits=self.limits,
         )
 
 

@@ -41,6 +41,7 @@ __all__ = [
     "FIELDS_BY_FORMAT",
     "GENESIS_HASH",
     "HISTORICAL_FIELDS",
+    "JUDGEMENT_FIELDS",
     "KINDS",
     "REVIEW_FIELDS",
     "RUN_FIELDS",
@@ -63,7 +64,7 @@ __all__ = [
 CHAIN_FORMAT = 2
 # the previous hash of the first entry
 GENESIS_HASH = "0" * 64
-KINDS = ("run", "acceptance", "review", "golden", "historical")
+KINDS = ("run", "acceptance", "review", "golden", "historical", "judgement")
 # The environment variable holding the chain key (any text; HMAC-SHA256 with its UTF-8 bytes).
 CHAIN_KEY_ENV = "SCREENEVAL_CHAIN_KEY"
 
@@ -151,8 +152,35 @@ HISTORICAL_FIELDS = (
     "audit_date",
     "valid_until",
 )
-# Format 2 gained the historical kind with revision 0004: a new kind, so no entry of the kinds
-# before it hashes differently.
+# A verdict of the rationale judge (schema revision 0006): every column, all fixed when written.
+JUDGEMENT_FIELDS = (
+    "id",
+    "run_id",
+    "case_id",
+    "criterion",
+    "score",
+    "input_sha256",
+    "rationale_sha256",
+    "judge_model",
+    "served_model",
+    "prompt_sha",
+    "temperature",
+    "response_format",
+    "protected",
+    "protected_category",
+    "protected_phrase",
+    "ungrounded",
+    "claim",
+    "error",
+    "raw",
+    "prompt_tokens",
+    "completion_tokens",
+    "attempts",
+    "latency_ms",
+    "judged_at",
+)
+# Format 2 gained the historical kind with revision 0004 and the judgement kind with 0006: new
+# kinds, so no entry of the kinds before them hashes differently.
 FIELDS_BY_FORMAT: Mapping[int, Mapping[str, tuple[str, ...]]] = {
     1: {"run": RUN_FIELDS_V1, "acceptance": ACCEPTANCE_FIELDS, "review": REVIEW_FIELDS},
     2: {
@@ -160,6 +188,7 @@ FIELDS_BY_FORMAT: Mapping[int, Mapping[str, tuple[str, ...]]] = {
         "acceptance": ACCEPTANCE_FIELDS,
         "review": REVIEW_FIELDS,
         "historical": HISTORICAL_FIELDS,
+        "judgement": JUDGEMENT_FIELDS,
     },
 }
 FIELDS: Mapping[str, tuple[str, ...]] = FIELDS_BY_FORMAT[CHAIN_FORMAT]
@@ -168,7 +197,7 @@ FIELDS: Mapping[str, tuple[str, ...]] = FIELDS_BY_FORMAT[CHAIN_FORMAT]
 # on SQLite and PostgreSQL. Anything else is hashed as read: a text put into a number column by
 # hand hashes differently, as it should.
 _FLOAT_FIELDS = frozenset({"temperature", "confidence", "latency_ms"})
-_BOOL_FIELDS = frozenset({"forced"})
+_BOOL_FIELDS = frozenset({"forced", "protected", "ungrounded"})
 _SCORE_FLOAT_POSITIONS = tuple(i for i, name in enumerate(SCORE_FIELDS) if name in _FLOAT_FIELDS)
 # how much of a (case, criterion) digest the entry keeps to say whose rows changed
 _INDEX_DIGEST_CHARS = 12
@@ -437,6 +466,9 @@ def entry_label(kind: str, ref_id: int, record: Mapping[str, Any]) -> str:
         return f"golden set change {ref_id} ({record.get('reason', 'a sync')})"
     if kind == "historical":
         return f"historical data audit {ref_id} ({record.get('file_name', '?')})"
+    if kind == "judgement":
+        case, criterion = record.get("case_id", "?"), record.get("criterion", "?")
+        return f"rationale judgement {ref_id} (case {case}, {criterion})"
     run, case, target = (record.get(key, "?") for key in ("run_id", "case_id", "target"))
     return f"review {ref_id} of run {run} (case {case}, {target})"
 
@@ -450,6 +482,7 @@ def _when_made(entry: ChainEntry) -> str:
         "review": "when it was made",
         "golden": "when the golden set was stored",
         "historical": "when the audit was recorded",
+        "judgement": "when the judge's verdict was recorded",
     }[entry.kind]
 
 
@@ -574,6 +607,7 @@ def _check_one(
             "acceptance": "eval_acceptances",
             "review": "eval_reviews",
             "historical": "eval_historical_audits",
+            "judgement": "eval_rationale_judgements",
         }
         return f"{label} was deleted from {table[entry.kind]}, yet chain entry {entry.seq} holds it"
     note = _backfill_note(entry)

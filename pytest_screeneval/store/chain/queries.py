@@ -97,6 +97,7 @@ class ChainTables:
     chain: sa.TableClause
     golden: GoldenTables | None = None  # None before revision 0003 (no golden entries)
     historical: sa.TableClause | None = None  # None before revision 0004
+    judgements: sa.TableClause | None = None  # None before revision 0006
 
     def of(self, kind: str) -> tuple[sa.TableClause, sa.ColumnElement[Any]]:
         """The table of a kind of record and its id column."""
@@ -108,6 +109,10 @@ class ChainTables:
             if self.historical is None:
                 raise LookupError("historical audits are chained from schema revision 0004")
             return self.historical, self.historical.c.id
+        if kind == "judgement":
+            if self.judgements is None:
+                raise LookupError("rationale judgements are chained from schema revision 0006")
+            return self.judgements, self.judgements.c.id
         return self.reviews, self.reviews.c.id
 
 
@@ -126,6 +131,7 @@ STORE_TABLES = ChainTables(
     chain=t.chain,
     golden=STORE_GOLDEN_TABLES,
     historical=t.historical_audits,
+    judgements=t.judgements,
 )
 
 
@@ -432,6 +438,14 @@ def _records_to_chain(
             sa.select(historical.c.id, historical.c.file_name).order_by(historical.c.id)
         ):
             yield "historical", int(row.id), dict(row._mapping)
+    if tables.judgements is not None:
+        judgements = tables.judgements
+        for judged in conn.execute(
+            sa.select(judgements.c.id, judgements.c.case_id, judgements.c.criterion).order_by(
+                judgements.c.id
+            )
+        ):
+            yield "judgement", int(judged.id), dict(judged._mapping)
 
 
 def rows_waiting(verdict: str | None) -> int:

@@ -1,0 +1,161 @@
+"""The rationale judge's verdicts in the store: each recorded with the judge's identity and
+chained in the same transaction, and found again for the same question (schema revision 0006).
+
+The cache key is the judge's identity (the model as requested, the prompt's sha, the
+temperature) and the question (the sha256 of the resume text, the criterion, the score, the
+sha256 of the rationale): the same rationale is never judged twice in a store. Only a verdict is
+reused; a judgement that failed is kept (it is evidence of what happened) but asked again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import sqlalchemy as sa
+
+from pytest_screeneval.store import schema as t
+from pytest_screeneval.store.chain import queries as store_chain
+from pytest_screeneval.store.connect import write_transaction
+
+if TYPE_CHECKING:
+    from pytest_screeneval.store.database import Store
+
+__all__ = ["JudgementKey", "JudgementRecord", "find_judgement", "judgements", "record_judgement"]
+
+
+@dataclass(frozen=True)
+class JudgementKey:
+    """What a verdict is reused for: the judge's identity and the question it was asked."""
+
+    judge_model: str
+    prompt_sha: str
+    temperature: float
+    input_sha256: str
+    criterion: str
+    score: int
+    rationale_sha256: str
+
+
+@dataclass(frozen=True)
+class JudgementRecord:
+    """One judgement as stored (``id`` is None until it is)."""
+
+    run_id: int | None
+    case_id: str
+    criterion: str
+    score: int
+    input_sha256: str
+    rationale_sha256: str
+    judge_model: str
+    served_model: str | None
+    prompt_sha: str
+    temperature: float
+    response_format: str
+    protected: bool | None
+    protected_category: str
+    protected_phrase: str
+    ungrounded: bool | None
+    claim: str
+    error: str | None
+    raw: str
+    prompt_tokens: int
+    completion_tokens: int
+    attempts: int
+    latency_ms: float
+    judged_at: str
+    id: int | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @property
+    def key(self) -> JudgementKey:
+        return JudgementKey(
+            self.judge_model,
+            self.prompt_sha,
+            self.temperature,
+            self.input_sha256,
+            self.criterion,
+            self.score,
+            self.rationale_sha256,
+        )
+
+
+_NAMES = frozenset(f.name for f in dataclasses.fields(JudgementRecord))
+
+
+def _record(row: Any) -> JudgementRecord:
+    values = {k: v for k, v in dict(row).items() if k in _NAMES}
+    for flag in ("protected", "ungrounded"):
+        if values[flag] is not None:
+            values[flag] = bool(values[flag])
+    values["temperature"] = float(values["temperature"])
+    values["latency_ms"] = float(values["latency_ms"])
+    return JudgementRecord(**values)
+
+
+def record_judgement(store: Store, record: JudgementRecord) -> JudgementRecord:
+    """Store ``record`` and its chain entry in one transaction; the stored record, with its id."""
+    values = {k: v for k, v in record.as_dict().items() if k != "id"}
+    try:
+        with write_transaction(store.engine) as conn:
+            store._refuse_unkeyed_append(conn)
+            inserted = conn.execute(t.judgements.insert().values(**values))
+            key = inserted.inserted_primary_key
+            assert key is not None
+            judgement_id = int(key[0])
+            store_chain.append_entry(
+                conn,
+                store_chain.STORE_TABLES,
+                kind="judgement",
+                ref_id=judgement_id,
+                recorded_at=record.judged_at,
+                key=store.chain_key,
+            )
+    except sa.exc.SQLAlchemyError as exc:
+        raise store._error(exc) from None
+    return dataclasses.replace(record, id=judgement_id)
+
+
+def find_judgement(store: Store, key: JudgementKey) -> JudgementRecord | None:
+    """The first verdict (no error) stored for this judge and question, or None."""
+    table = t.judgements
+    query = (
+        sa.select(table)
+        .where(
+            table.c.judge_model == key.judge_model,
+            table.c.prompt_sha == key.prompt_sha,
+            table.c.input_sha256 == key.input_sha256,
+            table.c.criterion == key.criterion,
+            table.c.score == key.score,
+            table.c.rationale_sha256 == key.rationale_sha256,
+            table.c.error.is_(None),
+        )
+        .order_by(table.c.id)
+    )
+    try:
+        with store.engine.connect() as conn:
+            rows = conn.execute(query).mappings().all()
+    except sa.exc.SQLAlchemyError as exc:
+        raise store._error(exc) from None
+    for row in rows:
+        # the temperature is compared here: a float column need not give back the exact value
+        if abs(float(row["temperature"]) - key.temperature) < 1e-9:
+            return _record(row)
+    return None
+
+
+def judgements(store: Store, *, run_id: int | None = None) -> list[JudgementRecord]:
+    """The stored judgements, oldest first (those first asked in one run, when given)."""
+    table = t.judgements
+    query = sa.select(table).order_by(table.c.id)
+    if run_id is not None:
+        query = query.where(table.c.run_id == run_id)
+    try:
+        with store.engine.connect() as conn:
+            rows = conn.execute(query).mappings().all()
+    except sa.exc.SQLAlchemyError as exc:
+        raise store._error(exc) from None
+    return [_record(row) for row in rows]
