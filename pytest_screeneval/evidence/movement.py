@@ -92,8 +92,9 @@ class LevelCheck:
     def confirmed(self) -> bool:
         return self.interval.magnitude_low > self.tolerance + _EPS
 
-    def describe(self) -> str:
-        """One line for the item's block."""
+    def describe(self, *, fresh: bool = False) -> str:
+        """One line for the item's block; ``fresh``: ``now`` holds only answers after the first
+        (the first picked the item), so they are counted as fresh answers, not re-scores."""
         head = f"moved {self.before} → {self.after}"
         if self.exact:
             return f"{head}; the scorer measured no noise, so the movement is exact"
@@ -103,7 +104,9 @@ class LevelCheck:
         if abs(self.baseline_sd - self.noise_sd) > _EPS:
             noise += f", the baseline's {self.baseline_sd:.1f}"
         return (
-            f"{head}; {how} by {_plural(self.now - 1, 're-score')}: mean {mean_now:.1f} against "
+            f"{head}; {how} by "
+            f"{_plural(self.now, 'fresh answer') if fresh else _plural(self.now - 1, 're-score')}"
+            f": mean {mean_now:.1f} against "
             f"the baseline's {self.baseline_mean:.1f} ({_plural(self.baseline, 'answer')}), "
             f"difference {self.interval.shown()} ({noise}; Chebyshev)"
         )

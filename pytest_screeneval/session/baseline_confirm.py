@@ -7,6 +7,11 @@ about to fail on a movement, or a decision item on a crossing, has the original 
 only when the difference holds against both runs' noise (``evidence.movement``). A scorer that
 measured no noise makes no call more and keeps the plain verdict.
 
+A movement is judged on fresh answers only (the first answer picked the item, so counting it
+would favour the finding): first ``CONFIRM_REPEATS`` of them; when those leave the movement
+undecided but beyond the tolerance, up to ``CONFIRM_MOST``. Two looks, each at 1 − 0.05/2
+(Bonferroni), so the movement confirmed is false with probability at most 5%.
+
 What each movement concluded is kept per (case, criterion) for the moved-share gate, and sent
 from an xdist worker to the controller with the rest of its output.
 """
@@ -15,9 +20,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from pytest_screeneval.evidence.movement import (
+    LevelCheck,
     confirm_crossing,
     confirm_movement,
     level_sd,
@@ -25,6 +32,10 @@ from pytest_screeneval.evidence.movement import (
 from pytest_screeneval.evidence.noise import NoiseEstimate
 from pytest_screeneval.golden.model import DECISION, ORIGINAL
 from pytest_screeneval.session.confirmation import CONFIRM_REPEATS, Outcome, Side
+
+CONFIRM_MOST = 15  # fresh answers a movement's second look may have
+LOOKS = 2
+LOOK_CONFIDENCE = 1 - 0.05 / LOOKS
 
 if TYPE_CHECKING:
     from pytest_screeneval.evidence.metrics import Movement
@@ -63,14 +74,15 @@ class BaselineConfirmation:
         noise = self.baseline.noise
         return noise if noise is not None and noise.measured else current
 
-    def _rescored(self, case: Case) -> tuple[int, bool]:
-        """Probe, then re-score the original up to 1 + CONFIRM_REPEATS answers unless the scorer
-        measured no noise. Returns the calls made and whether the budget refused them."""
-        calls = self.confirmer.probe(spread=True)
-        noise = self.confirmer.noise()
-        if noise.measured and noise.deterministic:
+    def _rescored(self, case: Case, fresh: int = CONFIRM_REPEATS) -> tuple[int, bool]:
+        """Probe, then re-score the original up to 1 + ``fresh`` answers unless the scorer
+        measured no noise on at least five texts (fewer alike is no evidence: an -n worker with
+        two cases could see them alike by chance). Returns the calls made and whether the
+        budget refused them."""
+        calls = self.confirmer.probe(spread=True, on_demand=True)
+        if self.confirmer.trusts_exact():
             return calls, False
-        wanted = max(0, CONFIRM_REPEATS + 1 - len(self.answers(case.id)))
+        wanted = max(0, fresh + 1 - len(self.answers(case.id)))
         if not wanted:
             return calls, False
         if self.confirmer.extra_calls + wanted > self.confirmer.budget:
@@ -93,38 +105,59 @@ class BaselineConfirmation:
         self, case: Case, criterion: str, tolerance: float, before_first: int, after_first: int
     ) -> Outcome:
         """Confirm the criterion's movement against the baseline beyond ``tolerance``."""
-        calls, spent = self._rescored(case)
-        now = [a[criterion] for a in self.answers(case.id) if criterion in a] or [after_first]
         before = [
             a[criterion] for a in self.baseline.originals.get(case.id, ()) if criterion in a
         ] or [before_first]
-        if spent:
-            outcome = self._spent(f"moved {before[0]} → {now[0]}", calls)
-        else:
-            outcome = self._judge_movement(criterion, now, before, tolerance, calls)
+        calls = 0
+        outcome: Outcome | None = None
+        for fresh in (CONFIRM_REPEATS, CONFIRM_MOST):
+            made, spent = self._rescored(case, fresh)
+            calls += made
+            if spent:
+                outcome = self._spent(f"moved {before_first} → {after_first}", calls)
+                break
+            answers = [a[criterion] for a in self.answers(case.id) if criterion in a]
+            # fresh answers only; none when the scorer measured no noise (the first is exact)
+            now = answers[1:] or answers[:1] or [after_first]
+            check = replace(
+                self._movement_check(criterion, now, before, tolerance, LOOK_CONFIDENCE),
+                before=before_first,
+                after=after_first,  # the first answers, which the item is about
+            )
+            outcome = self._outcome(check, calls)
+            beyond = abs(check.interval.estimate) > tolerance + 1e-9
+            if check.exact or check.confirmed or not beyond:
+                break
+        assert outcome is not None
         self.movements[(case.id, criterion)] = outcome.status
         return outcome
 
-    def _judge_movement(
+    def _outcome(self, check: LevelCheck, calls: int) -> Outcome:
+        status = "confirmed" if check.exact or check.confirmed else "unstable"
+        return Outcome(status, check.describe(fresh=True), calls)
+
+    def _movement_check(
         self,
         criterion: str,
         now: list[int],
         before: list[int],
         tolerance: float,
-        calls: int,
+        confidence: float = 0.95,
         noise: NoiseEstimate | None = None,
-    ) -> Outcome:
+    ) -> LevelCheck:
         noise = noise or self.confirmer.noise()
-        exact_now = noise.measured and noise.deterministic
+        exact_now = self.confirmer.trusts_exact()
         sd = 0.0 if exact_now else level_sd(noise, criterion)
         baseline_noise = self._baseline_noise(noise)
         baseline_sd = 0.0 if baseline_noise.deterministic else level_sd(baseline_noise, criterion)
-        check = confirm_movement(
-            now, before, noise_sd=sd, baseline_sd=baseline_sd, tolerance=tolerance
+        return confirm_movement(
+            now,
+            before,
+            noise_sd=sd,
+            baseline_sd=baseline_sd,
+            tolerance=tolerance,
+            confidence=confidence,
         )
-        # exact: the plain verdict, on the first answers as before
-        status = "confirmed" if check.exact or check.confirmed else "unstable"
-        return Outcome(status, check.describe(), calls)
 
     def crossing(self, case: Case, before_first: float, after_first: float) -> Outcome:
         """Confirm that the case's decision flipped against the baseline."""
@@ -141,7 +174,7 @@ class BaselineConfirmation:
 
     def _judge_crossing(self, now: list[float], before: list[float], calls: int) -> Outcome:
         noise = self.confirmer.noise()
-        exact_now = noise.measured and noise.deterministic
+        exact_now = self.confirmer.trusts_exact()
         baseline_noise = self._baseline_noise(noise)
         check = confirm_crossing(
             now,
@@ -179,8 +212,8 @@ class BaselineConfirmation:
                 ]
                 status = "not re-scored"
                 if now and before:
-                    judged = self._judge_movement(m.criterion, now, before, 0.0, 0, noise)
-                    status = "confirmed" if judged.confirmed else status
+                    judged = self._movement_check(m.criterion, now, before, 0.0, noise=noise)
+                    status = "confirmed" if judged.exact or judged.confirmed else status
             counts[status] += 1
         return counts
 

@@ -729,8 +729,11 @@ class ScreenevalSession:
         if status != "interrupted" and not self.confirmer.noise().measured:
             # every run shows its scorer's noise, measured (not one stopped by Ctrl-C, which
             # sends no call more); before the tables, so that the calls, attempts and tokens
-            # they count always include the probe's, whenever it ran
-            self.confirmer.probe()
+            # they count always include the probe's, whenever it ran. A run to be accepted
+            # measures it even when small: later runs judge their movements against its
+            # answers, and a baseline of one answer a text whose noise is unknown must be
+            # taken as noisy as theirs, which no one-level movement can then beat
+            self.confirmer.probe(on_demand=self.controls.accept)
         # the family of the item error rate: the whole run's fairness items (an -n controller
         # has them from its workers)
         self.confirmer.fairness_items = max(

@@ -13,9 +13,12 @@ which worker scores which case.
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from test_noise_plugin import CASES, ROOT, write_noisy_project
+
+from pytest_screeneval.session.confirmation import CONFIRM_REPEATS, PROBE_MIN_TEXTS
 
 BASELINE_ITEMS = "not counterfactual and not perturbation"
 ACCEPT = ("--screeneval-accept", "--screeneval-accepted-by", "Ada Quill")
@@ -121,15 +124,6 @@ def test_a_rerun_of_the_same_noisy_scorer_accuses_no_movement_or_crossing(
     assert document["confirmation"]["movements"].get("confirmed", 0) == 0  # type: ignore[index]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "known regression, open: since the noise probe is sized to the run (at most 5% of its "
-        "calls) the baseline's texts keep one answer, and the movement confirmation, still the "
-        "Chebyshev bound of the baseline rules, no longer confirms a one-level change at 15% "
-        "flips (4 of 4 seeds tried); strict, so the fix turns this into a failure to remove"
-    ),
-)
 def test_a_real_change_is_caught_and_confirmed_against_the_noise(
     project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, dist: tuple[str, ...]
 ) -> None:
@@ -140,7 +134,9 @@ def test_a_real_change_is_caught_and_confirmed_against_the_noise(
     output = result.stdout.str()
     assert result.ret == 1
     assert "confirmed  moved " in output, output
-    assert "; confirmed by 3 re-scores: mean " in output and "Chebyshev" in output
+    # on fresh answers only: the first, which picked the item, is not counted
+    assert re.search(r"; confirmed by \d+ fresh answers: mean ", output), output
+    assert "Chebyshev" in output
     confirmed = document["confirmation"]["confirmed"]  # type: ignore[index]
     skills = [c for c in confirmed if c["item"].endswith("::skills")]
     assert len(skills) >= 4, confirmed
@@ -206,8 +202,14 @@ def test_a_deterministic_change_fails_as_before_with_no_call_more(
     assert gates["moved-share"]["value"] == pytest.approx(100.0 * CASES / (3 * CASES))
     assert "paired over" not in str(gates["agreement-drop[skills]"]["detail"])
     assert gates["agreement-drop[skills]"]["status"] == "FAIL"
-    workers = 2 if dist else 1
-    assert document["confirmation"]["extra_calls"] <= 5 * workers  # type: ignore[index]
+    extra = document["confirmation"]["extra_calls"]  # type: ignore[index]
+    if not dist:
+        assert extra <= PROBE_MIN_TEXTS  # the probe, five texts, and no call more
+    else:
+        # a worker holds too few texts when its first item asks: it confirms on fresh answers
+        # until five texts have come back alike (never trusting one or two alike), so at most
+        # CONFIRM_REPEATS re-scores of each of five texts a worker
+        assert extra <= 2 * CONFIRM_REPEATS * PROBE_MIN_TEXTS
 
 
 def test_the_movement_statuses_reach_the_controller(
