@@ -140,25 +140,8 @@ class RationaleJudgeClient(ChatEndpoint):
         system = self._prompt.system.safe_substitute(values)
         if dialect != "json_schema":
             system = f"{system}\n\n{judge_schema_instruction()}"
-        body: dict[str, Any] = {
-            "messages": [
-                {"role": "system", "content": system},
-                {"role": "user", "content": self._prompt.user.safe_substitute(values)},
-            ]
-        }
-        wanted = judge_response_format(dialect)
-        if wanted is not None:
-            body["response_format"] = wanted
-        # as the scorer does: the body as it is, in extra_body (see OpenAIScorer._request)
-        request: dict[str, Any] = {
-            "model": self.settings.model,
-            "messages": [],
-            "temperature": self.settings.temperature,
-            "extra_body": body,
-        }
-        if self.settings.max_tokens is not None:
-            request["max_tokens"] = self.settings.max_tokens
-        return request
+        user = self._prompt.user.safe_substitute(values)
+        return self.chat_request(system, user, judge_response_format(dialect))
 
     async def judge(self, question: JudgeQuestion) -> JudgeOutcome:
         """The judge's finding about one rationale, or the error that kept it from one."""

@@ -215,6 +215,35 @@ class ChatEndpoint:
     # how messages name it: "The openai scorer stopped the run after ..."
     role = "openai scorer"
 
+    def chat_request(
+        self, system: str, user: str, response_format: dict[str, Any] | None
+    ) -> dict[str, Any]:
+        """One Chat Completions request of this endpoint's settings.
+
+        The messages and the response format go in ``extra_body``, as they are: passed as the
+        typed arguments, openai-python walks them through its TypedDict transform on every
+        call, a walk that changes nothing in plain JSON and was half of the client's CPU per
+        request here (held under the GIL the session's items need too). ``messages`` must
+        still be given; the body's list replaces the empty one.
+        """
+        body: dict[str, Any] = {
+            "messages": [
+                {"role": "system", "content": system},
+                {"role": "user", "content": user},
+            ]
+        }
+        if response_format is not None:
+            body["response_format"] = response_format
+        request: dict[str, Any] = {
+            "model": self.settings.model,
+            "messages": [],
+            "temperature": self.settings.temperature,
+            "extra_body": body,
+        }
+        if self.settings.max_tokens is not None:
+            request["max_tokens"] = self.settings.max_tokens
+        return request
+
     def __init__(
         self,
         settings: OpenAISettings,
@@ -601,30 +630,9 @@ class OpenAIScorer(ChatEndpoint):
         if dialect != "json_schema":
             # Not bound by a strict schema, the model is told the shape in words as well.
             system = f"{system}\n\n{schema_instruction(rubric)}"
-        # The messages and the response format go in ``extra_body``, as they are: passed as the
-        # typed arguments, openai-python walks them through its TypedDict transform on every
-        # call, a walk that changes nothing in plain JSON and was half of the client's CPU per
-        # request here (held under the GIL the session's items need too). ``messages`` must
-        # still be given; the body's list replaces the empty one.
-        body: dict[str, Any] = {
-            "messages": [
-                {"role": "system", "content": system},
-                {"role": "user", "content": user},
-            ]
-        }
-        wanted = self._response_format(rubric, dialect)
-        if wanted is not None:
-            body["response_format"] = wanted
-        request: dict[str, Any] = {
-            "model": self.settings.model,
-            "messages": [],
-            "temperature": self.settings.temperature,
-            "extra_body": body,
-        }
+        request = self.chat_request(system, user, self._response_format(rubric, dialect))
         if self.settings.seed is not None:
             request["seed"] = self.settings.seed
-        if self.settings.max_tokens is not None:
-            request["max_tokens"] = self.settings.max_tokens
         return request
 
     def _outcome(
