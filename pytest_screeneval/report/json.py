@@ -64,6 +64,7 @@ def summary_document(
         "confirmation": summary.confirmation,
         "served_backend": summary.served_backend,
         "pacing": summary.pacing,
+        "rationale_judge": summary.rationale_judge,
         "accepted": summary.accepted,
         "acceptance_error": session.acceptance_error if session is not None else None,
         "warnings": summary.warnings,

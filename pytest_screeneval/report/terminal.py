@@ -248,6 +248,13 @@ def render(
     paced = pacing_line(getattr(summary, "pacing", None) or {})
     if paced:
         lines.append(paced)
+    judged = getattr(summary, "rationale_judge", None) or {}
+    if judged:
+        lines.append(
+            f"rationale judge: {judged['judge']} (scope {judged['scope']}): "
+            f"{judged['asked']} verdicts asked, {judged['reused']} reused from the store, "
+            f"{judged['failed']} failed"
+        )
     for warning in summary.warnings:
         lines.append(f"warning: {warning}")
 

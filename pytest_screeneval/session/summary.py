@@ -83,6 +83,8 @@ class RunSummary:
     served_backend: dict[str, object] = field(default_factory=dict)
     # how the runner's concurrency moved and how long it waited on rate limits
     pacing: dict[str, object] = field(default_factory=dict)
+    # the optional LLM judge of the rationales: who, and how many verdicts asked, reused, failed
+    rationale_judge: dict[str, object] = field(default_factory=dict)
 
 
 def _served_inputs(results: Iterable[JobResult], requested: str) -> dict[str, Any]:
@@ -287,7 +289,21 @@ def summarize(
         movement_statuses=movement_statuses or {},
         served_backend=served.as_dict(),
         pacing=runner.pacing_report().as_dict() if runner is not None else {},
+        rationale_judge=_judge_counts(judge),
     )
+
+
+def _judge_counts(judge: Judge) -> dict[str, object]:
+    judging = judge.judging
+    if judging is None:
+        return {}
+    return {
+        "judge": judging.label,
+        "scope": judging.scope,
+        "asked": judging.asked,
+        "reused": judging.reused,
+        "failed": judging.errors,
+    }
 
 
 def _search_coverage(

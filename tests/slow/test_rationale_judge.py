@@ -201,12 +201,17 @@ def test_a_stored_verdict_is_not_asked_again(pytester: pytest.Pytester, server: 
     assert failed_nodeids(first) == {item("al-001", "skills")}
     asked = len(judge_requests(server))
     assert asked == 6
+    assert re.search(
+        r"rationale judge: .* 6 verdicts asked, 0 reused from the store, 0 failed",
+        first.stdout.str(),
+    ), first.stdout.str()
 
     second = run(pytester)
     out = second.stdout.str()
     assert failed_nodeids(second) == {item("al-001", "skills")}, out
     assert len(judge_requests(server)) == asked  # nothing asked again
     assert "a stored verdict" in out
+    assert "0 verdicts asked, 6 reused from the store, 0 failed" in out
     with Store.open(f"sqlite:///{(root / 'store.db').as_posix()}") as store:
         assert len(judgements(store)) == 6
 
