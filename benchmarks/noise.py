@@ -105,7 +105,14 @@ def run_once(scorer: str, env: dict[str, str], examples: int, decide: int = 0) -
             f"screeneval_decide_budget={decide}",
         ]
         environment = os.environ | env | {"PYTHONPATH": str(ROOT)}
-        subprocess.run(command, cwd=work, env=environment, capture_output=True, check=False)
+        done = subprocess.run(
+            command, cwd=work, env=environment, capture_output=True, text=True, check=False
+        )
+        if not summary.exists():  # the run ended before its summary: show why, not a traceback
+            raise SystemExit(
+                f"a run wrote no summary (exit {done.returncode}); its last output:\n"
+                + (done.stdout + done.stderr)[-3000:]
+            )
         document = json.loads(summary.read_text(encoding="utf-8"))
         result = RunResult({g["name"]: g["status"] for g in document["gates"]})
         result.calls = int(document["calls"]["scored"])
