@@ -28,7 +28,7 @@ from pytest_screeneval.scoring.openai.judge import JudgeOutcome, JudgeQuestion
 from pytest_screeneval.store.judgements import (
     JudgementKey,
     JudgementRecord,
-    find_judgement,
+    find_judgements,
     record_judgement,
 )
 from pytest_screeneval.store.lifecycle import utc_now
@@ -139,16 +139,16 @@ class RationaleJudging:
 
     def ahead(self, asks: Sequence[JudgeAsk]) -> None:
         """Send the judgements these answers need (those not known and not stored yet)."""
-        for ask in asks:
-            key = self.key(ask)
-            if key in self._known or key in self._pending:
-                continue
-            stored = find_judgement(self.store, key)
-            if stored is not None:
-                self._known[key] = self._evidence(stored, cached=True)
+        new = {self.key(ask): ask for ask in asks}
+        new = {k: a for k, a in new.items() if k not in self._known and k not in self._pending}
+        stored = find_judgements(self.store, list(new))  # one query for the batch
+        for key, ask in new.items():
+            record = stored.get(key)
+            if record is not None:
+                self._known[key] = self._evidence(record, cached=True)
                 self.reused += 1
-                continue
-            self._send(key, ask)
+            else:
+                self._send(key, ask)
 
     def _send(self, key: JudgementKey, ask: JudgeAsk) -> None:
         if self._loop is None:

@@ -10,6 +10,7 @@ reused; a judgement that failed is kept (it is evidence of what happened) but as
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +23,14 @@ from pytest_screeneval.store.connect import write_transaction
 if TYPE_CHECKING:
     from pytest_screeneval.store.database import Store
 
-__all__ = ["JudgementKey", "JudgementRecord", "find_judgement", "judgements", "record_judgement"]
+__all__ = [
+    "JudgementKey",
+    "JudgementRecord",
+    "find_judgement",
+    "find_judgements",
+    "judgements",
+    "record_judgement",
+]
 
 
 @dataclass(frozen=True)
@@ -121,30 +129,57 @@ def record_judgement(store: Store, record: JudgementRecord) -> JudgementRecord:
 
 def find_judgement(store: Store, key: JudgementKey) -> JudgementRecord | None:
     """The first verdict (no error) stored for this judge and question, or None."""
+    return find_judgements(store, [key]).get(key)
+
+
+def find_judgements(
+    store: Store, keys: Sequence[JudgementKey]
+) -> dict[JudgementKey, JudgementRecord]:
+    """The first verdict (no error) stored for each of ``keys`` that has one: one query for a
+    whole batch of answers (the session asks as each batch of answers is stored)."""
+    if not keys:
+        return {}
     table = t.judgements
-    query = (
-        sa.select(table)
-        .where(
-            table.c.judge_model == key.judge_model,
-            table.c.prompt_sha == key.prompt_sha,
-            table.c.input_sha256 == key.input_sha256,
-            table.c.criterion == key.criterion,
-            table.c.score == key.score,
-            table.c.rationale_sha256 == key.rationale_sha256,
-            table.c.error.is_(None),
-        )
-        .order_by(table.c.id)
-    )
+    by_question: dict[tuple[str, str, str, str, int, str], list[JudgementKey]] = {}
+    for key in dict.fromkeys(keys):
+        by_question.setdefault(_question(key), []).append(key)
+    texts = sorted({k.input_sha256 for k in keys})
+    found: dict[JudgementKey, JudgementRecord] = {}
     try:
         with store.engine.connect() as conn:
-            rows = conn.execute(query).mappings().all()
+            for start in range(0, len(texts), _IN_CHUNK):
+                query = (
+                    sa.select(table)
+                    .where(
+                        table.c.input_sha256.in_(texts[start : start + _IN_CHUNK]),
+                        table.c.error.is_(None),
+                    )
+                    .order_by(table.c.id)
+                )
+                for row in conn.execute(query).mappings():
+                    record = _record(row)
+                    for key in by_question.get(_question(record), ()):
+                        if abs(record.temperature - key.temperature) < 1e-9:
+                            found.setdefault(key, record)
     except sa.exc.SQLAlchemyError as exc:
         raise store._error(exc) from None
-    for row in rows:
-        # the temperature is compared here: a float column need not give back the exact value
-        if abs(float(row["temperature"]) - key.temperature) < 1e-9:
-            return _record(row)
-    return None
+    return found
+
+
+_IN_CHUNK = 500  # resume hashes in one IN list
+
+
+def _question(key: JudgementKey | JudgementRecord) -> tuple[str, str, str, str, int, str]:
+    """What a verdict is reused for, but the temperature (compared apart: a float column need
+    not give back the exact value)."""
+    return (
+        key.judge_model,
+        key.prompt_sha,
+        key.input_sha256,
+        key.criterion,
+        key.score,
+        key.rationale_sha256,
+    )
 
 
 def judgements(store: Store, *, run_id: int | None = None) -> list[JudgementRecord]:

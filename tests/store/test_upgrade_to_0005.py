@@ -20,7 +20,12 @@ from pytest_screeneval.cli.main import main
 from pytest_screeneval.scoring.protocol import ScorerIdentity
 from pytest_screeneval.store.connect import make_engine, parse_url
 from pytest_screeneval.store.database import MIGRATIONS_DIR, SCHEMA_REVISION, Store, mask_url
-from pytest_screeneval.store.judgements import JudgementRecord, find_judgement, record_judgement
+from pytest_screeneval.store.judgements import (
+    JudgementRecord,
+    find_judgement,
+    find_judgements,
+    record_judgement,
+)
 
 PREVIOUS = "0004"
 JUDGEMENT = JudgementRecord(
@@ -146,6 +151,19 @@ def test_upgrade_from_0003_keeps_every_row_and_adds_the_served_backend_as_null(
         recorded = record_judgement(store, JUDGEMENT)
         assert recorded.id is not None
         assert find_judgement(store, JUDGEMENT.key) == recorded
+        # one query for a batch: only the same judge and question, never a failed judgement
+        failed = record_judgement(
+            store, replace(JUDGEMENT, criterion="communication", error="no answer")
+        )
+        assert failed.id is not None
+        other = [
+            replace(JUDGEMENT.key, temperature=0.7),
+            replace(JUDGEMENT.key, rationale_sha256="s" * 64),
+            replace(JUDGEMENT.key, prompt_sha="q" * 64),
+            replace(JUDGEMENT.key, criterion="communication"),
+        ]
+        assert find_judgements(store, [JUDGEMENT.key, *other]) == {JUDGEMENT.key: recorded}
+        assert find_judgements(store, []) == {}
         report = store.verify_chain()
         assert report.ok, report.first_break
         with store.engine.connect() as conn:
