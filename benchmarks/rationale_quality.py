@@ -5,6 +5,7 @@ Run from the repository root::
     python benchmarks/rationale_quality.py            # held-out and dev tables, timing
     python benchmarks/rationale_quality.py --misses   # also every dev entry the code gets wrong
     python benchmarks/rationale_quality.py --misses --split held-out   # (after tuning only)
+    python benchmarks/rationale_quality.py --misses --dev-only   # while tuning: no held-out table
 
 The corpus is ``tests/data/rationale_corpus/``: invented resumes and rationales, each with the
 flags a careful compliance reviewer gives it, split by resume into a development part (tuned on)
@@ -193,13 +194,16 @@ def _corpus_flags(entry: corpus.CorpusEntry) -> frozenset[str]:
     )
 
 
-def _corpus_report(show_misses: str | None) -> list[corpus.CorpusEntry]:
+def _corpus_report(show_misses: str | None, dev_only: bool = False) -> list[corpus.CorpusEntry]:
     entries = corpus.load_corpus(CORPUS, ALL_FLAGS)
     got = {e.id: _corpus_flags(e) for e in entries}
     for split, title in (
         (corpus.HELD_OUT, "HELD-OUT (report this)"),
         (corpus.DEV, "DEV (tuned on)"),
     ):
+        if dev_only and split != corpus.DEV:
+            # while tuning, the held-out figures are not even looked at
+            continue
         part = [e for e in entries if e.split == split]
         resumes = len({e.resume_id for e in part})
         scores = corpus.score_flags(part, ALL_FLAGS, got)
@@ -227,9 +231,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=corpus.DEV,
         help="whose misses --misses lists (dev unless asked: tune on dev only)",
     )
+    parser.add_argument(
+        "--dev-only",
+        action="store_true",
+        help="print no held-out figures (for tuning runs, so the held-out part stays unseen)",
+    )
     parser.add_argument("--seconds", type=float, default=2.0, help="how long to time (s)")
     args = parser.parse_args(argv)
-    corpus_entries = _corpus_report(args.split if args.misses else None)
+    if args.dev_only and args.split != corpus.DEV:
+        parser.error("--dev-only lists dev misses only")
+    corpus_entries = _corpus_report(args.split if args.misses else None, args.dev_only)
     entries = load_entries()
     scores, got = score_flags(entries)
     print("OLDER SET (tests/data/rationales.yaml, tuned on in full)")
