@@ -14,6 +14,14 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings as hypothesis_settings
+
+# CI draws each property's examples from a seed fixed by the test, so a run is the same run
+# every time: a search that meets a new failure is a finding on a developer's machine (where the
+# draws stay random and the failure is saved to replay), never a red CI run on an unrelated change.
+hypothesis_settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+if os.environ.get("CI"):
+    hypothesis_settings.load_profile("ci")
 
 PG_URL_ENV = "SCREENEVAL_TEST_PG_URL"
 BACKENDS = ("sqlite", pytest.param("postgres", marks=pytest.mark.postgres))

@@ -6,7 +6,7 @@ Every person, employer and college here is invented.
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from pytest_screeneval.errors import ScreenevalError
@@ -339,9 +339,10 @@ def test_a_to_b_to_a_is_the_original(scenario: Scenario) -> None:
     attribute, old, new, template = scenario
     is_name = attribute == "name"
     case = make_case(fill(template, old, is_name), **{attribute: old})
-    # Filler never spells a value's words alone (only decoys that contain them), so the new
-    # value does not occur in the original text and the way back is unambiguous.
-    assert not _mentions(case.input_text.replace(old, ""), new, is_name)
+    # The way back is unambiguous only where the new value does not occur in the original:
+    # filler never spells a value's words alone, but two decoys side by side can spell the
+    # value across them ("O'Dana Okafors" holds "Dana Okafor"); such texts have no way back.
+    assume(not _mentions(case.input_text.replace(old, ""), new, is_name))
     there = with_attribute(case, attribute, new)
     back = with_attribute(there, attribute, old)
     assert back == case
