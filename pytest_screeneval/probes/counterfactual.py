@@ -27,6 +27,7 @@ from dataclasses import dataclass, field, replace
 
 from pytest_screeneval.errors import ScreenevalError
 from pytest_screeneval.golden.model import (
+    ORIGINAL,
     AttributeValue,
     Case,
     GapPlacement,
@@ -40,6 +41,7 @@ __all__ = [
     "attribute_kind",
     "case_variants",
     "variant_key",
+    "variant_text",
     "with_attribute",
 ]
 
@@ -242,6 +244,18 @@ def case_variants(case: Case, variants: Variants) -> dict[str, list[tuple[Varian
             continue
         result[name] = [(v, with_attribute(case, name, v.value, variants)) for v in spec.values]
     return result
+
+
+def variant_text(case: Case, variants: Variants, key: str) -> str | None:
+    """The text a variant key stands for: the case's own for ``ORIGINAL``, else the rewritten
+    counterfactual variant's; None for a key no variant of this case has (a perturbation's)."""
+    if key == ORIGINAL:
+        return case.input_text
+    for attribute, values in case_variants(case, variants).items():
+        for value, variant in values:
+            if variant_key(attribute, value.value) == key:
+                return variant.input_text
+    return None
 
 
 # --------------------------------------------------------------------------------------------

@@ -40,7 +40,7 @@ from pytest_screeneval.golden.model import (
     Rubric,
     Variants,
 )
-from pytest_screeneval.probes.counterfactual import case_variants, variant_key
+from pytest_screeneval.probes.counterfactual import variant_text
 from pytest_screeneval.scoring.protocol import Scorer, prepare_scorer
 from pytest_screeneval.scoring.redact import scorer_secrets
 from pytest_screeneval.scoring.results import JobResult, ScoringJob, safe_identity
@@ -50,7 +50,7 @@ from pytest_screeneval.session.baseline_confirm import BaselineConfirmation
 from pytest_screeneval.session.closing import RunEnd
 from pytest_screeneval.session.confirmation import Confirmer
 from pytest_screeneval.session.decide import Decider
-from pytest_screeneval.session.distributed import WorkerCases, needs_from_rows
+from pytest_screeneval.session.distributed import SharedParts, WorkerCases, needs_from_rows
 from pytest_screeneval.session.examples import PerturbationExamples
 from pytest_screeneval.session.fairness import Fairness
 from pytest_screeneval.session.golden_cases import GoldenCases
@@ -64,30 +64,15 @@ from pytest_screeneval.session.summary import RunSummary, summarize
 from pytest_screeneval.session.worker_output import WorkerOutput
 from pytest_screeneval.settings.controls import RunControls
 from pytest_screeneval.settings.options import Settings
+from pytest_screeneval.store.connect import missing_sqlite_folder
 from pytest_screeneval.store.database import Store, default_url
 from pytest_screeneval.store.spool import Spool, spool_dir
 
 if TYPE_CHECKING:
     from pytest_screeneval.evidence.verdicts import Verdict
-    from pytest_screeneval.session.rationale_judging import RationaleJudging
     from pytest_screeneval.store.chain_reads import ChainHead
 
 __all__ = ["ItemNeed", "RunSummary", "ScreenevalSession"]
-
-
-def _missing_store_folder(url: str) -> Path | None:
-    """The folder of a SQLite store that does not exist yet (opening the store creates it)."""
-    from pytest_screeneval.errors import StoreError
-    from pytest_screeneval.store.connect import parse_url, sqlite_path
-
-    try:
-        parsed = parse_url(url)
-    except StoreError:
-        return None  # Store.open says why, in its own sentence
-    path = sqlite_path(parsed) if parsed.get_backend_name() == "sqlite" else None
-    if path is None or path.parent.exists():
-        return None
-    return path.parent
 
 
 class ScreenevalSession:
@@ -149,7 +134,7 @@ class ScreenevalSession:
     def open(self) -> None:
         """Open the store and read the rubric and variants; errors are one sentence."""
         terms = protected_terms(self.settings, self.rootdir)  # a bad file stops us before the store
-        folder = _missing_store_folder(self.db_url)
+        folder = missing_sqlite_folder(self.db_url)
         self.store = Store.open(self.db_url)
         if folder is not None:
             self.warnings.append(f"the store's folder {folder} did not exist; it was created")
@@ -192,7 +177,16 @@ class ScreenevalSession:
             self.baseline_confirmation,
         )
         if self.settings.rationale_judge:
-            self.judge.judging = self._rationale_judging()
+            from pytest_screeneval.session.rationale_judging import (
+                open_rationale_judging,
+                rationale_judge_secrets,
+            )
+
+            # its key and its endpoint's password are secrets every sink redacts from here on
+            self._secrets += remember(*rationale_judge_secrets(self.settings))
+            self.judge.judging = open_rationale_judging(
+                self.settings, self.store, run_id=lambda: self.run_id
+            )
         self.examples = PerturbationExamples(
             cases, self.scores, self.settings.perturbation_examples
         )
@@ -205,34 +199,7 @@ class ScreenevalSession:
             self.confirmer,
             self.examples.texts,
         )
-
-    def _rationale_judging(self) -> RationaleJudging:
-        """The LLM judge of the rationales (``screeneval_rationale_judge``); its key and its
-        endpoint's password are secrets every sink redacts from here on."""
-        from pytest_screeneval.scoring.openai.judge import make_judge
-        from pytest_screeneval.scoring.redact import judge_secrets
-        from pytest_screeneval.session.rationale_judging import RationaleJudging
-
-        s = self.settings
-        self._secrets += remember(
-            *judge_secrets(s.rationale_judge_api_key_env, s.rationale_judge_base_url)
-        )
-        client = make_judge(
-            model=s.rationale_judge_model,
-            base_url=s.rationale_judge_base_url,
-            api_key_env=s.rationale_judge_api_key_env,
-            temperature=s.rationale_judge_temperature,
-            timeout_s=s.rationale_judge_timeout,
-            max_tokens=s.rationale_judge_max_tokens,
-        )
-        assert self.store is not None
-        return RationaleJudging(
-            client,
-            self.store,
-            s.rationale_judge_scope,
-            concurrency=s.concurrency,
-            run_id=lambda: self.run_id,
-        )
+        self.shared = SharedParts(self.run, self.scores, self.fairness, self.baseline_confirmation)
 
     def spool(self) -> Spool | None:
         """The spool beside the store: rows the store would not take wait there."""
@@ -292,20 +259,13 @@ class ScreenevalSession:
     # ---------------------------------------------------------------- the scorer
 
     def _resolve_scorer(self) -> Scorer:
-        try:
-            scorer, warnings = resolve_scorer(
-                self.settings.scorer,
-                self.rubric,
-                self.rootdir,
-                override=self.scorer_override,
-                option_getter=self.option_getter,
-            )
-        except (SystemExit, GeneratorExit) as exc:
-            # a factory that tries to end the process: one sentence, never a silent exit 0
-            code = "" if isinstance(exc, GeneratorExit) else repr(exc.code)
-            raise ScreenevalError(
-                f"The scorer factory raised {type(exc).__name__}({code}); no run was started."
-            ) from None
+        scorer, warnings = resolve_scorer(
+            self.settings.scorer,
+            self.rubric,
+            self.rootdir,
+            override=self.scorer_override,
+            option_getter=self.option_getter,
+        )
         self.warnings.extend(warnings)
         self._secrets += remember(*scorer_secrets(scorer))
         return scorer
@@ -570,29 +530,10 @@ class ScreenevalSession:
         self.scores.settle(case_id)
 
     def worker_output(self) -> WorkerOutput:
-        write_error: str | None = None
-        try:
-            self.run.flush(force=True)
-        except ScreenevalError as exc:  # the controller closes the run as partial, saying this
-            write_error = f"the last score rows of a worker could not be stored ({exc})"
-        if write_error is None and self.run.write_errors:
-            write_error = "; ".join(self.run.write_errors)
-        return WorkerOutput(
-            write_error=write_error,
-            needs=tuple(self.ran_needs),
-            fairness_outcomes=self.fairness.output(),
-            movements=self.baseline_confirmation.output(),
-            scorer_calls=self.scores.calls,
-            warnings=tuple(self.warnings),
-            served_models=tuple(sorted(self.scores.served())),
-        )
+        return self.shared.output(self.ran_needs, self.warnings)
 
     def merge_worker_output(self, output: WorkerOutput) -> None:
-        self.needs.extend(output.needs)
-        self.fairness.merge(output.fairness_outcomes)
-        self.baseline_confirmation.merge(output.movements)
-        self.scores.add_worker_calls(output.scorer_calls, output.served_models)
-        self.warnings.extend(w for w in output.warnings if w not in self.warnings)
+        self.shared.merge(output, self.needs, self.warnings)
 
     def load_results_from_store(self) -> None:
         """The controller rebuilds the run's results from the rows the workers wrote.
@@ -778,21 +719,12 @@ class ScreenevalSession:
 
     def _text_of(self, case_id: str, key: str) -> str | None:
         """The text scored under (case, variant key): from its answer when this process has it,
-        else rebuilt (an original, a counterfactual variant); None for a perturbation example
-        only its worker knows."""
+        else rebuilt; None for a perturbation example only its worker knows."""
         result = self.scores.results.get((case_id, key, 0))
         if result is not None and result.job.text:
             return result.job.text
         case = self.cases.get(case_id)
-        if case is None:
-            return None
-        if key == ORIGINAL:
-            return case.input_text
-        for attribute, values in case_variants(case, self.variants).items():
-            for value, variant in values:
-                if variant_key(attribute, value.value) == key:
-                    return variant.input_text
-        return None
+        return None if case is None else variant_text(case, self.variants, key)
 
     def session_failed(self) -> bool:
         """A failed gate, or an acceptance that was asked for and refused."""

@@ -12,11 +12,21 @@ controller merges each and rebuilds the results from the rows the workers stored
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from pytest_screeneval.errors import ScreenevalError
 from pytest_screeneval.golden.model import DECISION, ORIGINAL, ItemKind
 from pytest_screeneval.session.scores import ItemNeed
+from pytest_screeneval.session.worker_output import WorkerOutput
 
-__all__ = ["WorkerCases", "needs_from_rows"]
+if TYPE_CHECKING:
+    from pytest_screeneval.session.baseline_confirm import BaselineConfirmation
+    from pytest_screeneval.session.fairness import Fairness
+    from pytest_screeneval.session.run import RunLog
+    from pytest_screeneval.session.scores import Scores
+
+__all__ = ["SharedParts", "WorkerCases", "needs_from_rows"]
 
 
 class WorkerCases:
@@ -51,3 +61,42 @@ def needs_from_rows(
         for case_id in scored
         for criterion in criterion_names
     ] + [ItemNeed(case_id, ItemKind.DECISION, DECISION) for case_id in scored]
+
+
+@dataclass(frozen=True)
+class SharedParts:
+    """The parts of a session whose state crosses from an xdist worker to its controller: what
+    a worker sends at the end, and how the controller takes it in."""
+
+    run: RunLog
+    scores: Scores
+    fairness: Fairness
+    movements: BaselineConfirmation
+
+    def output(self, ran: Sequence[ItemNeed], warnings: Sequence[str]) -> WorkerOutput:
+        """The worker's last rows stored (a failure is said, not raised: the controller closes
+        the run as partial, saying it), then what it ran and concluded."""
+        write_error: str | None = None
+        try:
+            self.run.flush(force=True)
+        except ScreenevalError as exc:
+            write_error = f"the last score rows of a worker could not be stored ({exc})"
+        if write_error is None and self.run.write_errors:
+            write_error = "; ".join(self.run.write_errors)
+        return WorkerOutput(
+            write_error=write_error,
+            needs=tuple(ran),
+            fairness_outcomes=self.fairness.output(),
+            movements=self.movements.output(),
+            scorer_calls=self.scores.calls,
+            warnings=tuple(warnings),
+            served_models=tuple(sorted(self.scores.served())),
+        )
+
+    def merge(self, output: WorkerOutput, needs: list[ItemNeed], warnings: list[str]) -> None:
+        """On the controller: one worker's output taken in (its items, outcomes, calls)."""
+        needs.extend(output.needs)
+        self.fairness.merge(output.fairness_outcomes)
+        self.movements.merge(output.movements)
+        self.scores.add_worker_calls(output.scorer_calls, output.served_models)
+        warnings.extend(w for w in output.warnings if w not in warnings)

@@ -35,9 +35,17 @@ from pytest_screeneval.store.lifecycle import utc_now
 
 if TYPE_CHECKING:
     from pytest_screeneval.scoring.openai.judge import RationaleJudgeClient
+    from pytest_screeneval.settings.options import Settings
     from pytest_screeneval.store.database import Store
 
-__all__ = ["JUDGED_FLAGS", "JudgeAsk", "RationaleJudging", "in_scope"]
+__all__ = [
+    "JUDGED_FLAGS",
+    "JudgeAsk",
+    "RationaleJudging",
+    "in_scope",
+    "open_rationale_judging",
+    "rationale_judge_secrets",
+]
 
 # the rule flags the judge answers about
 JUDGED_FLAGS = frozenset({"protected-attribute", "ungrounded"})
@@ -252,3 +260,31 @@ class RationaleJudging:
         if self._loop is not None:
             self._loop.close(self.client.aclose)
             self._loop = None
+
+
+def rationale_judge_secrets(settings: Settings) -> tuple[str, ...]:
+    """The judge's API key (from its own variable) and its endpoint's password: the session
+    remembers them before the judge is made, so every sink redacts them."""
+    from pytest_screeneval.scoring.redact import judge_secrets
+
+    return judge_secrets(settings.rationale_judge_api_key_env, settings.rationale_judge_base_url)
+
+
+def open_rationale_judging(
+    settings: Settings, store: Store, *, run_id: Callable[[], int | None]
+) -> RationaleJudging:
+    """The judge ``screeneval_rationale_judge`` names, with its own model, key and limits."""
+    from pytest_screeneval.scoring.openai.judge import make_judge
+
+    s = settings
+    client = make_judge(
+        model=s.rationale_judge_model,
+        base_url=s.rationale_judge_base_url,
+        api_key_env=s.rationale_judge_api_key_env,
+        temperature=s.rationale_judge_temperature,
+        timeout_s=s.rationale_judge_timeout,
+        max_tokens=s.rationale_judge_max_tokens,
+    )
+    return RationaleJudging(
+        client, store, s.rationale_judge_scope, concurrency=s.concurrency, run_id=run_id
+    )

@@ -28,7 +28,24 @@ def resolve_scorer(
     override: ScorerOverride | None = None,
     option_getter: Callable[[str], object | None] | None = None,
 ) -> tuple[Scorer, list[str]]:
-    """The scorer, and the warnings it came with."""
+    """The scorer, and the warnings it came with. A factory that tries to end the process
+    (``sys.exit``) is one sentence too, never a silent exit 0."""
+    try:
+        return _resolve(name, rubric, rootdir, override, option_getter)
+    except (SystemExit, GeneratorExit) as exc:
+        code = "" if isinstance(exc, GeneratorExit) else repr(exc.code)
+        raise ScreenevalError(
+            f"The scorer factory raised {type(exc).__name__}({code}); no run was started."
+        ) from None
+
+
+def _resolve(
+    name: str,
+    rubric: Rubric,
+    rootdir: Path,
+    override: ScorerOverride | None,
+    option_getter: Callable[[str], object | None] | None,
+) -> tuple[Scorer, list[str]]:
     if override is not None:
         scorer = override(rubric)
         if scorer is not None:

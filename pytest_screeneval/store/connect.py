@@ -33,6 +33,7 @@ __all__ = [
     "is_transient",
     "make_engine",
     "mask_url",
+    "missing_sqlite_folder",
     "parse_url",
     "sqlite_path",
     "store_error",
@@ -88,6 +89,19 @@ def sqlite_path(parsed: URL) -> Path | None:
     if not database or database == ":memory:" or database.startswith("file:"):
         return None
     return Path(database)
+
+
+def missing_sqlite_folder(url: str) -> Path | None:
+    """The folder of a SQLite store that does not exist yet (opening the store creates it);
+    None for another backend, an existing folder, or a URL ``Store.open`` will refuse itself."""
+    try:
+        parsed = parse_url(url)
+    except StoreError:
+        return None  # Store.open says why, in its own sentence
+    path = sqlite_path(parsed) if parsed.get_backend_name() == "sqlite" else None
+    if path is None or path.parent.exists():
+        return None
+    return path.parent
 
 
 def describe(parsed: URL) -> str:
