@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_screeneval.evidence.rationale.flags import UNGROUNDED, rationale_flags
+from pytest_screeneval.evidence.rationale.flags import (
+    UNGROUNDED,
+    rationale_findings,
+    rationale_flags,
+)
 from pytest_screeneval.evidence.rationale.quantities import quantities
 from pytest_screeneval.evidence.rationale.structured import plain_text
 
@@ -86,3 +90,75 @@ def test_structured_rationales_are_read_as_their_values() -> None:
         "Leadership: 4\n8 engineers\nGo rebuild"
     )
     assert plain_text("Plain prose stays as it is.") == "Plain prose stays as it is."
+
+
+RESUME_WITH_ACRONYMS = """\
+EXPERIENCE
+Operations Manager, Kestrel Freight Solutions (2013-Present)
+- Led the go-live of SAP EWM; pick accuracy from 97.1% to 99.6%.
+- Planned the peaks: 1.4 million units a week at peak.
+- Cut agency spend by 18%.
+Shift Manager, Pellworth Structures (2010-2013)
+- Managed a night shift of 30 pickers.
+QUALIFICATIONS
+- CEng MICE; supervises trainees on the STP
+"""
+
+
+def _flags(rationale: str) -> list[str]:
+    return rationale_flags(RESUME_WITH_ACRONYMS, "operations", 4, rationale)
+
+
+def _findings(rationale: str) -> list[str]:
+    return [f.detail for f in rationale_findings(RESUME_WITH_ACRONYMS, "operations", 4, rationale)]
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        ("one point four million units", [1_400_000]),
+        ("four point two million pounds, up thirty-five percent", [4_200_000, 35]),
+        ("two point five hours", [2.5]),
+    ],
+)
+def test_a_decimal_said_in_words_is_one_value(text: str, values: list[float]) -> None:
+    assert [q.value for q in quantities(text)] == values
+
+
+@pytest.mark.parametrize(
+    "rationale",
+    [
+        # a decimal in words
+        "Operations: one point four million units a week at peak, planned by him.",
+        # a name spelled out where the resume gives its initials
+        "Operations: a Member of the Institution of Civil Engineers and a chartered engineer.",
+        "Operations: supervises trainees on the Scientist Training Programme, which is rare.",
+        # nationality words are no claims, of the people of the work or of anyone
+        "Operations: most of the pickers on the night shift were Romanian and South Asian.",
+        # a law is a field of knowledge, not a credential
+        "Operations: knows the Equality Act well from the night shift of 30 pickers.",
+        # an expectation is not a claim
+        "Operations: expecting a further 10% cut in agency spend next year would be optimistic.",
+        # a lower-case word of an employer's name is no mention of that employer
+        "Operations: a night shift of 30 pickers, and later the structures of peak planning.",
+    ],
+)
+def test_other_forms_of_a_fact_and_words_that_claim_nothing_are_grounded(rationale: str) -> None:
+    assert UNGROUNDED not in _flags(rationale), _findings(rationale)
+
+
+@pytest.mark.parametrize(
+    "rationale",
+    [
+        # "almost twenty" is read against the spans of the dates (16 years), not against 18%
+        "Operations: almost twenty years running warehouse shifts, most recently at Kestrel.",
+        # initials of words that are not in title case spell nothing
+        "Operations: runs Siemens S7 and Allen-Bradley PLCs for the SAP EWM go-live.",
+        # a decimal point inside a figure does not end the employer's stretch of text
+        "Operations: pick accuracy from 97.1% to 99.6% at Pellworth Structures.",
+        # a decimal in words that the resume does not give
+        "Operations: four point one million units a week at peak.",
+    ],
+)
+def test_claims_beside_these_forms_are_still_checked(rationale: str) -> None:
+    assert UNGROUNDED in _flags(rationale), _findings(rationale)

@@ -26,8 +26,10 @@ __all__ = ["misattributed"]
 
 # Where the stretch of text an employer's name governs ends: punctuation, a new clause, or "and"
 # before a new verb ("... and owned the roadmap at Quillon": the roadmap, not what came before).
+# A point or comma inside a number ("0.8%", "240,000") is no edge.
 _SEGMENT_EDGE = re.compile(
-    r"[,;:.!?()\n]|\s-\s|\b(?:while|which|then|but|whereas)\b|\band\s+(?=by\b|\w+ed\b)",
+    r"[;:!?()\n]|[,.](?!\d)|\s-\s|\b(?:while|which|then|but|whereas)\b"
+    r"|\band\s+(?=by\b|\w+ed\b)",
     re.IGNORECASE,
 )
 
@@ -94,6 +96,8 @@ def _segments_naming(text: str, names: Sequence[str]) -> list[tuple[int, int, in
         for a, b in pairwise(cuts):
             piece = text[a:b]
             for named in pattern.finditer(piece):
+                if named.group(0)[0].islower():
+                    continue  # "a structures team" is no mention of Pellworth Structures
                 said = lookup_key(named.group(0))
                 for number, name in enumerate(names):
                     if name != said:

@@ -38,6 +38,7 @@ from collections.abc import Sequence
 from pytest_screeneval.evidence.rationale.attribution import misattributed
 from pytest_screeneval.evidence.rationale.changes import unsupported_changes
 from pytest_screeneval.evidence.rationale.claim_context import Context, Mask
+from pytest_screeneval.evidence.rationale.name_forms import not_claim_spans
 from pytest_screeneval.evidence.rationale.quantities import (
     DURATION_AFTER,
     NOT_A_COUNT_AFTER,
@@ -82,7 +83,8 @@ _NEGATION = re.compile(
     r"\b(?:no|not|never|without|lacks?|lacking|lacked|absent|absence|missing|none|neither|nor"
     r"|nowhere|nothing|cannot|fails?\s+to|failed\s+to|unclear|unverified|unspecified"
     r"|unmentioned|omits?|omitted|would|could|might|if|unless|rather\s+than|instead\s+of"
-    r"|whether)\b|n't\b",
+    r"|whether|expect(?:s|ed|ing)?(?=\s+(?:an?|her|him|them|the|to|that|further|more)\b)"
+    r"|hop(?:e|es|ed|ing)\s+(?:for|to|that)|anticipat\w+)\b|n't\b",
     re.IGNORECASE,
 )
 # What a negation cue may govern without negating a claim: an idiom whose negated head is an
@@ -152,12 +154,14 @@ def ungrounded_claims(
     # a protected reference's own words are not claims (its flag says what is wrong); the
     # other claims of its clause still are ("at 52 he closed 128% of quota in 2023")
     tokens = tokenize(rationale)
+    # nor are a name spelled out for the resume's acronym, a nationality or a law's name
+    other_forms = not_claim_spans(input_text, rationale)
     context = Context(
         rationale,
         facts,
         negated,
         Mask(size, (m.span() for m in quotes)),
-        Mask(size, not_claims),
+        Mask(size, [*not_claims, *other_forms]),
         tokens,
         lexicon_hits(rationale, tokens),
     )
@@ -266,11 +270,14 @@ def _grounded_value(
 
 def _grounded_duration(facts: InputFacts, years: float, text: str, start: int) -> bool:
     before = text[max(0, start - 24) : start]
-    durations = [*facts.durations, *facts.values]
+    if any(same_value(years, v) for v in facts.values):
+        return True  # "5 years" stated as such
     if _AT_LEAST_BEFORE.search(before):
         return any(years <= d <= 3 * years for d in facts.durations)
+    # the slack of "almost twenty years" is read against spans of the resume's dates only: any
+    # other figure near twenty (18%, 19 sites) says nothing about a career's length
     slack = max(1.0, _APPROX_TOLERANCE * years) if _APPROX_BEFORE.search(before) else 0.0
-    return any(abs(d - years) <= slack + 1e-9 for d in durations)
+    return any(abs(d - years) <= slack + 1e-9 for d in facts.durations)
 
 
 def _unsupported_numbers(context: Context, score: int) -> list[str]:

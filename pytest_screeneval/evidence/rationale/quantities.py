@@ -47,6 +47,13 @@ _WORDS = re.compile(
     rf"(?=(?:{_NUMBER_WORD})\b))?)+\b",
     re.IGNORECASE,
 )
+_DIGIT_WORD = "zero|one|two|three|four|five|six|seven|eight|nine"
+# A decimal said in words: "four point two million", "two point five".
+_POINT_WORDS = re.compile(
+    rf"\b((?:{_NUMBER_WORD})(?:[-\s]+(?:{_NUMBER_WORD}))*)\s+point\s+"
+    rf"((?:{_DIGIT_WORD})(?:\s+(?:{_DIGIT_WORD}))*)\b(?:\s+(thousand|million|billion)\b)?",
+    re.IGNORECASE,
+)
 
 # A duration after a number: "5 years", "a decade"
 DURATION_AFTER = re.compile(r"\s*(?:\+\s*)?[- ]?(?:years?|yrs?|decades?)\b", re.IGNORECASE)
@@ -96,6 +103,13 @@ def quantities(text: str) -> tuple[Quantity, ...]:
         scaled = second.value / _plain(text, second)
         if scaled > 1 and first.value == _plain(text, first) and _RANGE_JOIN.fullmatch(between):
             found.append(Quantity(first.value * scaled, first.start, first.end, spelled=False))
+    for match in _POINT_WORDS.finditer(text):
+        whole = _spelled_value(match.group(1).lower())
+        if whole is None or whole >= 1000:
+            continue
+        digits = "".join(str(_UNITS[d]) for d in match.group(2).lower().split())
+        value = (whole + float(f"0.{digits}")) * _SCALES.get((match.group(3) or "").lower(), 1)
+        found.append(Quantity(value, match.start(), match.end(), spelled=True))
     digits_end = [(q.start, q.end) for q in found]
     for match in _WORDS.finditer(text):
         if any(start < match.end() and match.start() < end for start, end in digits_end):
