@@ -197,6 +197,15 @@ def test_what_a_term_refers_to_is_read_from_both_sides(text: str) -> None:
         ("Donation forms for a kids' charity.", "Her kids come first, she said."),
         ("A plant of that age needs planned maintenance.", "Her age may be a concern."),
         ("Each child assembly is checked against its parent part.", "She is a single parent."),
+        # a thing of the work a few describing words after "ageing"
+        ("Replaced the ageing paper pick lists with scanners.", "His ageing parents need him."),
+        ("Assessed 140 ageing masonry arch bridges.", "An ageing engineer may slow the team."),
+        # a festival named as a trading peak or product event of the work
+        ("Planned the Christmas and Diwali trading peaks.", "He will want Diwali off."),
+        # an expectation, not a pregnancy
+        ("Expecting her to get the lab through UKAS is a big ask.", "She is expecting in May."),
+        # a person at an age, then what is said of them
+        ("The site at 41 Mill Lane is a depot.", "A career changer at 41 is a gamble."),
     ],
 )
 def test_a_look_alike_is_innocent_and_the_reference_beside_it_is_not(
