@@ -255,6 +255,12 @@ def render(
             f"{judged['asked']} verdicts asked, {judged['reused']} reused from the store, "
             f"{judged['failed']} failed"
         )
+        if judged.get("not_stored"):
+            lines.append(
+                f"rationale judge: {judged['not_stored']} verdicts could not be stored and are "
+                f"not in the audit record; they still decided their items "
+                f"({judged['store_error']})"
+            )
     for warning in summary.warnings:
         lines.append(f"warning: {warning}")
 

@@ -229,6 +229,12 @@ class ScreenevalSession:
                 f"{len(self.run.unkept)} score rows are lost: neither the store nor the spool "
                 "took them"
             )
+        judging = self.judge.judging if hasattr(self, "judge") else None  # not if open() failed
+        if judging is not None and judging.unstored:
+            clauses.append(
+                f"{judging.unstored} rationale judge verdicts are not in the store, which "
+                f"refused them ({judging.store_error})"
+            )
         return clauses
 
     @property

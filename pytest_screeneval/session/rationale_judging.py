@@ -22,6 +22,7 @@ from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from pytest_screeneval.errors import ScreenevalError
 from pytest_screeneval.evidence.verdicts import JudgeEvidence
 from pytest_screeneval.golden.model import sha256_text
 from pytest_screeneval.scoring.openai.judge import JudgeOutcome, JudgeQuestion
@@ -116,6 +117,10 @@ class RationaleJudging:
         self.asked = 0  # judgements asked in this run
         self.reused = 0  # verdicts reused from the store
         self.errors = 0  # judgements that failed
+        # verdicts the store would not take: they still inform their items, and the summary
+        # says how many the audit record lacks, with the store's sentence
+        self.unstored = 0
+        self.store_error: str | None = None
         self._known: dict[JudgementKey, JudgeEvidence] = {}
         self._pending: dict[JudgementKey, concurrent.futures.Future[JudgeOutcome]] = {}
         self._loop: _Loop | None = None
@@ -149,7 +154,11 @@ class RationaleJudging:
         """Send the judgements these answers need (those not known and not stored yet)."""
         new = {self.key(ask): ask for ask in asks}
         new = {k: a for k, a in new.items() if k not in self._known and k not in self._pending}
-        stored = find_judgements(self.store, list(new))  # one query for the batch
+        try:
+            stored = find_judgements(self.store, list(new))  # one query for the batch
+        except ScreenevalError as exc:  # nothing reused: each is asked, and kept if the store is
+            self.store_error = str(exc)
+            stored = {}
         for key, ask in new.items():
             record = stored.get(key)
             if record is not None:
@@ -195,7 +204,12 @@ class RationaleJudging:
             outcome = JudgeOutcome(
                 None, f"the judge's call did not finish ({type(error).__name__})", "", None, ""
             )
-        record = record_judgement(self.store, self._record(ask, key, outcome))
+        record = self._record(ask, key, outcome)
+        try:
+            record = record_judgement(self.store, record)
+        except ScreenevalError as exc:
+            self.unstored += 1
+            self.store_error = str(exc)
         self.asked += 1
         if record.error is not None:
             self.errors += 1

@@ -303,6 +303,8 @@ def _judge_counts(judge: Judge) -> dict[str, object]:
         "asked": judging.asked,
         "reused": judging.reused,
         "failed": judging.errors,
+        "not_stored": judging.unstored,
+        "store_error": judging.store_error,
     }
 
 

@@ -10,10 +10,12 @@ on::
     {"kind": "disk-full", "at": 2, "seconds": 3}  # from the 2nd score write, writes fail for 3 s
     {"kind": "drop", "at": 1, "seconds": null}     # from the 1st score write, connection gone
 
-``at`` counts score writes (batches into ``eval_scores``) of this process. ``seconds`` (or
-``times``) bound the outage; null means for good. A failure is the driver's own exception with the
-database's own wording, raised where the driver would raise it, so SQLAlchemy, the store and the
-plugin see what they would see in production:
+``at`` counts score writes (batches into ``eval_scores``) of this process; with ``"table"`` it
+counts (and ``fail-nth`` fails) the writes into that table instead, e.g.
+``{"kind": "fail-nth", "table": "eval_rationale_judgements", "at": 1, "times": null}``.
+``seconds`` (or ``times``) bound the outage; null means for good. A failure is the driver's own
+exception with the database's own wording, raised where the driver would raise it, so
+SQLAlchemy, the store and the plugin see what they would see in production:
 
 - ``fail-nth``: that write fails once (an I/O error on SQLite, a closed connection on PostgreSQL);
 - ``disk-full``: every write fails as the database does when its disk is full (reads work);
@@ -48,10 +50,17 @@ class FaultPlan:
     at: int = 1
     times: int | None = 1  # fail-nth: how many score writes in a row fail; None: every one
     seconds: float | None = None  # disk-full, drop: how long the outage lasts; None: for good
+    table: str = "eval_scores"  # the writes ``at`` counts and ``fail-nth`` fails
 
     def as_json(self) -> str:
         return json.dumps(
-            {"kind": self.kind, "at": self.at, "times": self.times, "seconds": self.seconds}
+            {
+                "kind": self.kind,
+                "at": self.at,
+                "times": self.times,
+                "seconds": self.seconds,
+                "table": self.table,
+            }
         )
 
 
@@ -83,6 +92,7 @@ class _Injector:
             at=int(document.get("at") or 1),
             times=document.get("times", 1),
             seconds=document.get("seconds"),
+            table=str(document.get("table") or "eval_scores"),
         )
 
     def _log(self, what: str) -> None:
@@ -103,7 +113,7 @@ class _Injector:
         if plan.kind == "none":
             return
         lowered = statement.lstrip().lower()
-        is_score_write = lowered.startswith("insert into eval_scores")
+        is_score_write = lowered.startswith(f"insert into {plan.table.lower()} ")
         is_write = lowered.startswith(_WRITES)
         with self.lock:
             if is_score_write:

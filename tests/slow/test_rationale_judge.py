@@ -23,6 +23,7 @@ from pytest_screeneval.evidence.rationale.flags import ALL_FLAGS
 from pytest_screeneval.store.database import Store
 from pytest_screeneval.store.judgements import judgements
 from pytest_screeneval.testing import ChatServer, JudgeRules, Reply, is_judge_request
+from pytest_screeneval.testing.store_faults import FaultPlan, injected
 
 # kept loaded across pytester's in-process runs (see test_openai_plugin.py)
 PRELOADED = tuple(
@@ -349,3 +350,32 @@ def test_judge_check_without_the_corpus_says_so_in_one_sentence(
         "corpus.yaml): pass the corpus folder, e.g. screeneval judge-check "
         "path/to/tests/data/rationale_corpus.\n"
     )
+
+
+def test_verdicts_the_store_refuses_still_decide_their_items_and_the_run_says_it_lacks_them(
+    pytester: pytest.Pytester, server: ChatServer
+) -> None:
+    root = project(pytester, server)
+    scripted(pytester, {"al-001": {"skills": JUDGE_ONLY_PROTECTED}})
+    plan = FaultPlan(kind="fail-nth", table="eval_rationale_judgements", at=1, times=None)
+    with injected(root / "store_fault.json", plan) as path:
+        result = run(pytester)
+    out = result.stdout.str()
+    refused = path.with_name(path.name + ".log").read_text().splitlines()
+
+    # every judgement write failed (six answers), and nothing else did
+    assert len(refused) == 6 and all("eval_rationale_judgements" in r for r in refused), refused
+    assert "Traceback" not in out and "INTERNALERROR" not in out, out
+    # the judge's finding still decides its item; no item errors on the store
+    assert failed_nodeids(result) == {item("al-001", "skills")}, out
+    assert result.parseoutcomes().get("errors", 0) == 0, out
+    assert (
+        "rationale judge: 6 verdicts could not be stored and are not in the audit record; they "
+        "still decided their items (The store "
+    ) in out
+    # the run is not complete, and says what it lacks; every score row is stored
+    with Store.open(f"sqlite:///{(root / 'store.db').as_posix()}") as store:
+        assert judgements(store) == []
+        assert store.get_run(1).status == "partial"
+        assert len([r for r in store.scores(1) if r.repeat_index == 0]) == 6
+    assert "6 rationale judge verdicts are not in the store, which refused them" in out
