@@ -98,6 +98,7 @@ Operations Manager, Kestrel Freight Solutions (2013-Present)
 - Led the go-live of SAP EWM; pick accuracy from 97.1% to 99.6%.
 - Planned the peaks: 1.4 million units a week at peak.
 - Cut agency spend by 18%.
+- Grew weekly throughput from 0.6 to 1.4 million units.
 Shift Manager, Pellworth Structures (2010-2013)
 - Managed a night shift of 30 pickers.
 QUALIFICATIONS
@@ -139,6 +140,11 @@ def test_a_decimal_said_in_words_is_one_value(text: str, values: list[float]) ->
         "Operations: knows the Equality Act well from the night shift of 30 pickers.",
         # an expectation is not a claim
         "Operations: expecting a further 10% cut in agency spend next year would be optimistic.",
+        # a hypothetical subject, a bound on a change, a unit of any people
+        "Operations: a Band 8a post would be the natural next step after 30 pickers.",
+        "Operations: more than doubled weekly throughput at Kestrel, to 1.4 million units.",
+        # a duration with its unit left off; a body named in a grade of its membership
+        "Operations: CEng MICE, registered for thirteen, chartered with the ICE.",
         # a lower-case word of an employer's name is no mention of that employer
         "Operations: a night shift of 30 pickers, and later the structures of peak planning.",
     ],
@@ -156,6 +162,10 @@ def test_other_forms_of_a_fact_and_words_that_claim_nothing_are_grounded(rationa
         "Operations: runs Siemens S7 and Allen-Bradley PLCs for the SAP EWM go-live.",
         # a decimal point inside a figure does not end the employer's stretch of text
         "Operations: pick accuracy from 97.1% to 99.6% at Pellworth Structures.",
+        # a bound is not the change: "doubled" alone is not 0.6 -> 1.4
+        "Operations: doubled weekly throughput at Kestrel, to 1.4 million units.",
+        # "while at" names where the facts before it happened
+        "Operations: managed a night shift of 30 pickers while at Kestrel Freight Solutions.",
         # a decimal in words that the resume does not give
         "Operations: four point one million units a week at peak.",
     ],

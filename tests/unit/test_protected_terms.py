@@ -157,6 +157,9 @@ def test_a_missing_file_is_one_sentence(tmp_path: Path) -> None:
         ("He lives on the Marshgate estate, a rough area.", "postcode or neighbourhood"),
         ("She is due in March, so Q2 is at risk.", "pregnancy"),
         ("Her girlfriend works at a competitor.", "sexual orientation"),
+        ("She is a good deal older than the staff nurses.", "age"),
+        ("Capable, but probably set in her ways at this stage of life.", "age"),
+        ("Most of the team are Polish and so is she.", "national origin or nationality"),
     ],
 )
 def test_coded_phrases_are_found_with_their_variants(text: str, category: str) -> None:
@@ -206,6 +209,17 @@ def test_what_a_term_refers_to_is_read_from_both_sides(text: str) -> None:
         ("Expecting her to get the lab through UKAS is a big ask.", "She is expecting in May."),
         # a person at an age, then what is said of them
         ("The site at 41 Mill Lane is a depot.", "A career changer at 41 is a gamble."),
+        # mental health as the field of the work: a law, a title, a team
+        ("Reviews under the Mental Health Act.", "Her mental health may suffer here."),
+        ("An Approved Mental Health Professional since 2020.", "She has mental health issues."),
+        # the health of the people of the work, described after them
+        ("30 adults are mostly living with psychosis or bipolar.", "He is bipolar, so..."),
+        ("A clinic for pregnant and postnatal women.", "She is pregnant, so cover is needed."),
+        ("Child and adult safeguarding are both covered.", "Her child is unwell."),
+        # a degree line copied with its year, and a festival among a product's events
+        ("- MSc Advanced Practice (2019)", "She has an MSc from 2019, so she is young."),
+        ("The Lunar New Year, Diwali and Easter seasonal in-game events.", "He keeps Diwali."),
+        ("Seasonal events such as Diwali and Hanukkah.", "She will want Hanukkah off."),
     ],
 )
 def test_a_look_alike_is_innocent_and_the_reference_beside_it_is_not(

@@ -52,14 +52,20 @@ def _changes_said(folded: str) -> frozenset[tuple[str, float]]:
     return frozenset(said)
 
 
-def _change_holds(kind: str, amount: float, a: float, b: float) -> bool:
+# "more than doubled", "well over halved": a bound, not the change itself
+_AT_LEAST_BEFORE = re.compile(r"\b(?:more\s+than|over|well\s+over|at\s+least)\s+$", re.I)
+
+
+def _change_holds(kind: str, amount: float, a: float, b: float, at_least: bool = False) -> bool:
     low, high = sorted((a, b))
     if low <= 0:
         return False
     if kind == "times":
+        if at_least:
+            return high / low >= amount * (1 - _CHANGE_SLACK)
         return abs(high / low - amount) <= _CHANGE_SLACK * amount
     share = 1 - low / high
-    if kind == "cut_over":
+    if kind == "cut_over" or (at_least and kind != "times"):
         return share > amount
     return abs(share - amount) <= _CHANGE_SLACK
 
@@ -84,10 +90,13 @@ def unsupported_changes(context: Context) -> list[str]:
         before = [unit_stem(w) for w in CONTENT_WORD.findall(text[:start].lower())]
         after = [unit_stem(w) for w in CONTENT_WORD.findall(text[end:].lower())]
         subject = {*before[-_SUBJECT_WORDS:], *after[:_SUBJECT_WORDS]} - COMMON_WORDS
+        bound = bool(_AT_LEAST_BEFORE.search(text, max(0, start - 16), start))
         if any(
             subject & words
             and any(
-                _change_holds(kind, amount, a, b) for i, a in enumerate(line) for b in line[i + 1 :]
+                _change_holds(kind, amount, a, b, bound)
+                for i, a in enumerate(line)
+                for b in line[i + 1 :]
             )
             for line, words in zip(facts.line_values, facts.line_words, strict=True)
         ):

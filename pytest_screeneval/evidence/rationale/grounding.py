@@ -57,6 +57,7 @@ from pytest_screeneval.evidence.rationale.resume_facts import (
     number_key,
     spelled_out,
     tokenize,
+    unit_stem,
     words_after,
 )
 from pytest_screeneval.evidence.rationale.text import (
@@ -83,7 +84,7 @@ _NEGATION = re.compile(
     r"\b(?:no|not|never|without|lacks?|lacking|lacked|absent|absence|missing|none|neither|nor"
     r"|nowhere|nothing|cannot|fails?\s+to|failed\s+to|unclear|unverified|unspecified"
     r"|unmentioned|omits?|omitted|would|could|might|if|unless|rather\s+than|instead\s+of"
-    r"|whether|expect(?:s|ed|ing)?(?=\s+(?:an?|her|him|them|the|to|that|further|more)\b)"
+    r"|whether|expect(?:s|ed|ing)?(?=\s+(?:an?|her|him|them|the|to|that|further|more|another)\b)"
     r"|hop(?:e|es|ed|ing)\s+(?:for|to|that)|anticipat\w+)\b|n't\b",
     re.IGNORECASE,
 )
@@ -96,6 +97,17 @@ _NOT_NEGATING = re.compile(
     r"|only|just|merely|simply|limited\s+to|restricted\s+to|least|less\s+than|missing"
     r"|one\s+to|(?:event|project|task|job|challenge)\s+too\s+\w+|matter\s+what"
     r"|failed\s+(?:an?\s+)?(?:audit|deadline|inspection)s?|short\s+of\s+ideas)\b",
+    re.IGNORECASE,
+)
+_MODAL_PREDICATE = re.compile(
+    r"\b(?:would|could|might)\s+(?:be|make|mean|suit)\s+(?:an?\s+|the\s+)?(?:\w+\s+)?"
+    r"(?:next\s+step|stretch|step\s+up|natural|ambitious|optimistic|big\s+ask|challenge)\b",
+    re.IGNORECASE,
+)
+# "registered for fifteen", "chartered for eight": a duration with its unit left off
+_REGISTERED_FOR = re.compile(
+    r"\b(?:registered|chartered|qualified|licen[cs]ed|certified|accredited|practi[cs]ing)\s+"
+    r"(?:[\w-]+\s+){0,3}?for\s+(?:over\s+|about\s+|nearly\s+|almost\s+)?$",
     re.IGNORECASE,
 )
 _QUOTED = re.compile(r"\"([^\"\n]{2,400})\"|(?<![\w])'([^'\n]{3,400}?)'(?![\w])")
@@ -187,6 +199,10 @@ def _negated_spans(text: str) -> list[tuple[int, int]]:
     """
     spans: list[tuple[int, int]] = []
     for start, end in clause_spans(text):
+        if _MODAL_PREDICATE.search(text, start, end):
+            # "a Band 8a post would be the next step": the clause's subject is hypothetical
+            spans.append((start, end))
+            continue
         cue = _NEGATION.search(text, start, end)
         while cue:
             # "without doubt", "not only", "no stranger to": the cue negates its idiom, not
@@ -225,6 +241,9 @@ _AT_LEAST_BEFORE = re.compile(
 )
 _AT_LEAST_AFTER = re.compile(r"\s*\+", re.IGNORECASE)
 _LABEL_BEFORE = re.compile(r"(?:^|\n)[^\n]{1,40}[:=\-]\s*$")
+_ANY_PEOPLE = frozenset(
+    unit_stem(word) for word in ("staff", "people", "reports", "heads", "employees", "members")
+)
 _APPROX_TOLERANCE = 0.1  # "about 97%" for 97.1%, "roughly 1.1k" for 1,100
 _CHANGE_BEFORE = re.compile(
     r"\b(?:by|down|up|fell|dropped|rose|cut|gained|saved|improved|reduced|increased|decreased"
@@ -241,8 +260,10 @@ def _grounded_value(
     a figure of requests, not of engineers) when the resume counts that unit at all."""
     before = text[max(0, start - 24) : start]
     unit = next(iter(words_after(text, end, 1)), None)
-    if unit is not None and unit not in facts.unit_words:
-        unit = None  # a unit the resume never counts: the value alone decides
+    if unit is not None and (unit not in facts.unit_words or unit in _ANY_PEOPLE):
+        # a unit the resume never counts, or one that counts any people ("nine staff" for
+        # "9 nurses and support workers"): the value alone decides
+        unit = None
 
     if all(value.is_integer() and 1950 <= value < 2050 for value in values):
         unit = None  # a year: "a 2012 graduate" for "(2012)"
@@ -299,6 +320,7 @@ def _unsupported_numbers(context: Context, score: int) -> list[str]:
             continue  # "thirty-something": the protected reference's own words
         values = [q.value for q in found]
         duration = first.decades or bool(DURATION_AFTER.match(text, end))
+        duration = duration or bool(_REGISTERED_FOR.search(text, max(0, start - 48), start))
         # "two" and "three" are usually counted off the resume's own list ("two certifications",
         # "three patents"); a larger spelled count is a figure, and so is a spelled difference
         not_a_count = first.value < 4 or bool(NOT_A_COUNT_AFTER.match(text, end))
@@ -344,6 +366,13 @@ def _word_in(facts: InputFacts, word: str) -> bool:
     if key.endswith("es"):
         variants.add(key[:-2])
     return bool(variants & facts.words)
+
+
+def _graded(facts: InputFacts, acronym: str) -> bool:
+    """Whether the resume gives a grade of membership of the body: MICE (Member of the ICE),
+    FCMI (Fellow of the CMI), AMIMechE."""
+    key = lookup_key(acronym)
+    return any(grade + key in facts.words for grade in ("m", "f", "a", "am"))
 
 
 def _is_acronym(word: str) -> bool:
@@ -419,5 +448,7 @@ def _unsupported_terms(context: Context, criterion_words: frozenset[str]) -> lis
             bare = part[:-1] if part.endswith("s") and part[:-1].isupper() else part
             if _is_acronym(part) and spelled_out(facts, bare):
                 continue
+            if _is_acronym(bare) and len(bare) >= 3 and _graded(facts, bare):
+                continue  # "chartered with the ICE" for "MICE", "the CMI" for "FCMI"
             problems.append(f"not in the resume: {part!r}")
     return problems

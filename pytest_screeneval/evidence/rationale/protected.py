@@ -511,7 +511,7 @@ def _compile(
         # "patients and carers, most of them elderly": the people of the work, described
         rf"(?:(?:\s+and\s+[a-z]+)?,?\s+(?:many|most|some|all|half|several|few|mostly|largely|mainly|often)\s+"
         rf"(?:of\s+(?:them|whom)\s+)?(?:(?:are|were|being)\s+)?|\s+)"
-        rf"(?:(?:with|who\s+(?:have|has|are|were))\s+(?:an?\s+)?(?:[\w-]+\s+){{0,2}}"
+        rf"(?:(?:are\s+(?:\w+\s+)?)?(?:(?:living|diagnosed|presenting)\s+)?(?:with|who\s+(?:have|has|are|were))\s+(?:an?\s+)?(?:[\w-]+\s+){{0,3}}"
         rf"|(?:are|were|is)\s+(?:often|mostly|largely|mainly|usually)?\s*"
         rf"|(?:of|in|at)\s+(?:every|all|any|different|various|mixed|similar)\s+)?$",
         re.IGNORECASE,
