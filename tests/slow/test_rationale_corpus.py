@@ -17,7 +17,12 @@ from pytest_screeneval.evidence.rationale.corpus import (
     score_flags,
     split_of,
 )
-from pytest_screeneval.evidence.rationale.flags import ALL_FLAGS, PROTECTED_ATTRIBUTE, UNGROUNDED
+from pytest_screeneval.evidence.rationale.flags import (
+    ALL_FLAGS,
+    PROTECTED_ATTRIBUTE,
+    UNGROUNDED,
+    rationale_flags,
+)
 from pytest_screeneval.golden.pii import find_pii
 
 CORPUS = Path(__file__).parents[1] / "data" / "rationale_corpus"
@@ -138,3 +143,36 @@ def test_a_resume_id_outside_the_rule_and_a_folder_without_the_rule_are_refused(
     (tmp_path / "corpus.yaml").write_text("split: {held_out: odd}\n", encoding="utf-8")
     with pytest.raises(ScreenevalError, match="split rule"):
         load_corpus(tmp_path, ALL_FLAGS)
+
+
+# Floors under the figures measured on the corpus (issue 24; the held-out part measured twice,
+# see the commit history): a change that loses precision or recall on either part fails here.
+# Held-out, second look: protected 0.924 / 0.990, ungrounded 0.945 / 0.926. Dev: protected
+# 1.000 / 1.000, ungrounded 1.000 / 0.987. Issue 24's targets on held-out are protected
+# precision >= 0.95 (not yet met) and recall >= 0.85, ungrounded >= 0.90 and >= 0.80.
+FLOORS = {
+    (HELD_OUT, PROTECTED_ATTRIBUTE): (0.92, 0.95),
+    (HELD_OUT, UNGROUNDED): (0.94, 0.92),
+    (DEV, PROTECTED_ATTRIBUTE): (0.99, 0.99),
+    (DEV, UNGROUNDED): (0.99, 0.98),
+}
+
+
+@pytest.mark.parametrize(("name", "flag"), sorted(FLOORS))
+def test_the_checks_hold_their_floors_on_each_part(name: str, flag: str) -> None:
+    part = _split(name)
+    got = {
+        entry.id: frozenset(
+            rationale_flags(
+                entry.input_text, entry.criterion, entry.score, entry.rationale, entry.evidence
+            )
+        )
+        for entry in part
+    }
+    (score,) = [s for s in score_flags(part, ALL_FLAGS, got) if s.flag == flag]
+    min_precision, min_recall = FLOORS[(name, flag)]
+    wrong = sorted((*score.false_positives, *score.false_negatives))
+    assert score.precision >= min_precision and score.recall >= min_recall, (
+        f"{name} {flag}: precision {score.precision:.3f} (min {min_precision}), recall "
+        f"{score.recall:.3f} (min {min_recall}); wrong: {wrong}"
+    )
