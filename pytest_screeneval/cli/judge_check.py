@@ -39,6 +39,7 @@ _SETTINGS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "temperature": ("screeneval_rationale_judge_temperature", temperature),
     "timeout": ("screeneval_rationale_judge_timeout", positive_float),
     "max_tokens": ("screeneval_rationale_judge_max_tokens", positive_int),
+    "concurrency": ("screeneval_rationale_judge_concurrency", positive_int),
 }
 
 
@@ -67,7 +68,9 @@ def judge_check_arguments(parser: argparse.ArgumentParser) -> None:
         help="ask about the first N held-out rationales only (0: all)",
     )
     parser.add_argument(
-        "--concurrency", type=positive_int, default=4, help="judge calls in flight at once"
+        "--concurrency",
+        type=positive_int,
+        help="judge calls in flight at once (ini screeneval_rationale_judge_concurrency)",
     )
 
 
@@ -127,7 +130,7 @@ def judge_check(args: argparse.Namespace) -> int:
     )
 
     async def ask_all() -> list[Any]:
-        slots = asyncio.Semaphore(args.concurrency)
+        slots = asyncio.Semaphore(values["concurrency"])
 
         async def ask(question: JudgeQuestion) -> Any:
             async with slots:

@@ -300,5 +300,9 @@ def open_rationale_judging(
         max_tokens=s.rationale_judge_max_tokens,
     )
     return RationaleJudging(
-        client, store, s.rationale_judge_scope, concurrency=s.concurrency, run_id=run_id
+        client,
+        store,
+        s.rationale_judge_scope,
+        concurrency=s.rationale_judge_concurrency,
+        run_id=run_id,
     )

@@ -189,6 +189,13 @@ OPTIONS: tuple[OptionSpec, ...] = (
         positive_int,
     ),
     OptionSpec(
+        "screeneval_rationale_judge_concurrency",
+        "4",
+        "How many judge calls may be in flight at once: the judge's own limit, apart from the "
+        "scorer's screeneval_concurrency (it is another endpoint, often another provider).",
+        positive_int,
+    ),
+    OptionSpec(
         "screeneval_rationale_judge_scope",
         "unflagged",
         "Which rationales the judge reads: 'unflagged' (those the rules raised neither "
@@ -343,6 +350,7 @@ class Settings:
     rationale_judge_temperature: float
     rationale_judge_timeout: float
     rationale_judge_max_tokens: int
+    rationale_judge_concurrency: int
     rationale_judge_scope: str
     max_agreement_drop: float
     max_moved_share: float

@@ -379,3 +379,53 @@ def test_verdicts_the_store_refuses_still_decide_their_items_and_the_run_says_it
         assert store.get_run(1).status == "partial"
         assert len([r for r in store.scores(1) if r.repeat_index == 0]) == 6
     assert "6 rationale judge verdicts are not in the store, which refused them" in out
+
+
+def test_the_judge_keeps_its_own_concurrency_limit_whatever_the_scorers(
+    pytester: pytest.Pytester, server: ChatServer
+) -> None:
+    # the scorer may have 8 calls in flight; the judge, another endpoint, one at a time
+    project(
+        pytester,
+        server,
+        screeneval_concurrency="8",
+        screeneval_rationale_judge_concurrency="1",
+    )
+    scripted(pytester, {})
+    server.responder = lambda body: Reply(delay_s=0.3)
+    result = run(pytester)
+    assert result.ret == 0, result.stdout.str()
+    assert len(judge_requests(server)) == 6
+    # the table scorer is offline: every chat request in flight was the judge's
+    assert server.max_in_flight == 1
+
+
+@pytest.mark.parametrize("limit", [1, 3])
+def test_answers_sent_ahead_together_reach_the_judges_limit_and_never_pass_it(
+    server: ChatServer, tmp_path: Path, limit: int
+) -> None:
+    from pytest_screeneval.scoring.openai.judge import make_judge
+    from pytest_screeneval.session.rationale_judging import JudgeAsk, RationaleJudging
+
+    server.responder = lambda body: Reply(delay_s=1.0)  # every judgement overlaps the others
+    client = make_judge(
+        model=JUDGE_MODEL,
+        base_url=server.base_url,
+        api_key_env="SCREENEVAL_RATIONALE_JUDGE_API_KEY",
+        temperature=0.0,
+        timeout_s=30,
+        max_tokens=100,
+    )
+    asks = [
+        JudgeAsk(f"c-{n}", "Built weekly sales reports in SQL.", "skills", 3, f"Reason {n}.")
+        for n in range(6)
+    ]
+    with Store.open(f"sqlite:///{(tmp_path / 'store.db').as_posix()}") as store:
+        judging = RationaleJudging(client, store, "all", concurrency=limit, run_id=lambda: None)
+        try:
+            judging.ahead(asks)  # six at once, as a batch of stored answers is sent
+            verdicts = [judging.evidence(ask) for ask in asks]
+        finally:
+            judging.close()
+    assert all(v.error is None for v in verdicts), verdicts
+    assert server.max_in_flight == limit
