@@ -1,12 +1,12 @@
-"""Perturbation examples drawn beside the scoring (session.drawing): in a worker process or
-inline, the same texts in the same order as the items' own Hypothesis searches generate."""
+"""Perturbation examples drawn beside the scoring (session.drawing), inline: taken in request
+order and once, and drawn inline when no worker process can start (the worker process itself is
+tests/slow/test_drawing_process.py)."""
 
 from __future__ import annotations
 
 import pytest
 from support.golden_factory import make_case
 
-from pytest_screeneval.probes.draw import draw_texts
 from pytest_screeneval.probes.perturb import PERTURBATION_KINDS
 from pytest_screeneval.session.drawing import DrawRequest, ExampleDrawer
 
@@ -21,23 +21,6 @@ def _everything(drawer: ExampleDrawer, last: str) -> list[tuple[str, str, list[s
         return list(drawer.take(through=last))
     finally:
         drawer.close()
-
-
-def test_a_worker_process_draws_what_the_searches_generate() -> None:
-    requests = _requests()
-    in_worker = ExampleDrawer(requests, process_from=1)
-    inline = ExampleDrawer(requests, process_from=10**9)
-    assert not in_worker.in_process and inline.in_process
-    last = requests[-1].case_id
-    drawn = _everything(in_worker, last)
-    assert drawn == _everything(inline, last)
-    expected = [
-        (r.case_id, kind, draw_texts(r.case_id, kind, r.text, r.examples))
-        for r in requests
-        for kind in r.kinds
-    ]
-    assert drawn == expected
-    assert all(texts for _case, _kind, texts in drawn)
 
 
 def test_what_is_drawn_is_taken_in_request_order_and_only_once() -> None:
