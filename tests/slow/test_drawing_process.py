@@ -4,33 +4,20 @@ alone is tests/unit/test_drawing.py)."""
 
 from __future__ import annotations
 
-from support.golden_factory import make_case
+from support.drawing import draw_requests, take_everything
 
 from pytest_screeneval.probes.draw import draw_texts
-from pytest_screeneval.probes.perturb import PERTURBATION_KINDS
-from pytest_screeneval.session.drawing import DrawRequest, ExampleDrawer
-
-
-def _requests() -> list[DrawRequest]:
-    cases = [make_case(f"dr-{i:03d}") for i in range(4)]
-    return [DrawRequest(c.id, PERTURBATION_KINDS, c.input_text, 3) for c in cases]
-
-
-def _everything(drawer: ExampleDrawer, last: str) -> list[tuple[str, str, list[str]]]:
-    try:
-        return list(drawer.take(through=last))
-    finally:
-        drawer.close()
+from pytest_screeneval.session.drawing import ExampleDrawer
 
 
 def test_a_worker_process_draws_what_the_searches_generate() -> None:
-    requests = _requests()
+    requests = draw_requests()
     in_worker = ExampleDrawer(requests, process_from=1)
     inline = ExampleDrawer(requests, process_from=10**9)
     assert not in_worker.in_process and inline.in_process
     last = requests[-1].case_id
-    drawn = _everything(in_worker, last)
-    assert drawn == _everything(inline, last)
+    drawn = take_everything(in_worker, last)
+    assert drawn == take_everything(inline, last)
     expected = [
         (r.case_id, kind, draw_texts(r.case_id, kind, r.text, r.examples))
         for r in requests

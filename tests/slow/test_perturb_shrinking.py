@@ -5,30 +5,11 @@ unit test of the same name without "from any start"). Invented resume."""
 from __future__ import annotations
 
 from hypothesis import find, settings
+from support.resumes import SECTIONED_RESUME
 
 from pytest_screeneval.probes.perturb import ReorderSections, perturbations
 
-RESUME = """DANA OKAFOR
-SENIOR DATA ANALYST
-Riverton, Westland
-
-SUMMARY
-Analyst with six years in freight logistics.
-
-EXPERIENCE
-2019-2024 Senior Analyst, Quillmoor Freight
-  - Built SQL pipelines in Python
-  - Cut reporting time by 40%
-2016-2019 Analyst, Brightwater Mills
-
-SQL, AWS, GCP
-
-Education:
-BSc Statistics, Northfield Institute of Technology
-
-Certifications
-- Tableau Desktop Specialist
-"""
+RESUME = SECTIONED_RESUME
 
 QUIET = settings(database=None, deadline=None)
 

@@ -20,6 +20,7 @@ from support.plugin_project import make_case, set_scores, write_project
 from pytest_screeneval.cli.main import main as screeneval
 from pytest_screeneval.evidence.rationale.corpus import HELD_OUT, load_corpus
 from pytest_screeneval.evidence.rationale.flags import ALL_FLAGS
+from pytest_screeneval.scoring.openai.judge import RationaleJudgeClient
 from pytest_screeneval.store.database import Store
 from pytest_screeneval.store.judgements import judgements
 from pytest_screeneval.testing import ChatServer, JudgeRules, Reply, is_judge_request
@@ -57,22 +58,29 @@ JUDGE_ONLY_UNGROUNDED = (
 RULES = JudgeRules({"lively sort": "age"}, ("for the CFO",))
 
 
+def a_judge(chat: ChatServer, *, api_key_env: str, timeout_s: float) -> RationaleJudgeClient:
+    """The openai judge client of JUDGE_MODEL at this chat server."""
+    from pytest_screeneval.scoring.openai.judge import make_judge
+
+    return make_judge(
+        model=JUDGE_MODEL,
+        base_url=chat.base_url,
+        api_key_env=api_key_env,
+        temperature=0.0,
+        timeout_s=timeout_s,
+        max_tokens=100,
+    )
+
+
 @pytest.fixture(scope="module", autouse=True)
 def warm_imports() -> None:
     """Make one judge call before any pytester run, so what the client imports lazily stays."""
     import asyncio
 
-    from pytest_screeneval.scoring.openai.judge import JudgeQuestion, make_judge
+    from pytest_screeneval.scoring.openai.judge import JudgeQuestion
 
     with ChatServer() as chat:
-        judge = make_judge(
-            model=JUDGE_MODEL,
-            base_url=chat.base_url,
-            api_key_env="SCREENEVAL_NO_SUCH_VARIABLE",
-            temperature=0.0,
-            timeout_s=5,
-            max_tokens=100,
-        )
+        judge = a_judge(chat, api_key_env="SCREENEVAL_NO_SUCH_VARIABLE", timeout_s=5)
 
         async def once() -> None:
             await judge.judge(JudgeQuestion("resume", "skills", 3, "A rationale."))
@@ -404,18 +412,10 @@ def test_the_judge_keeps_its_own_concurrency_limit_whatever_the_scorers(
 def test_answers_sent_ahead_together_reach_the_judges_limit_and_never_pass_it(
     server: ChatServer, tmp_path: Path, limit: int
 ) -> None:
-    from pytest_screeneval.scoring.openai.judge import make_judge
     from pytest_screeneval.session.rationale_judging import JudgeAsk, RationaleJudging
 
     server.responder = lambda body: Reply(delay_s=1.0)  # every judgement overlaps the others
-    client = make_judge(
-        model=JUDGE_MODEL,
-        base_url=server.base_url,
-        api_key_env="SCREENEVAL_RATIONALE_JUDGE_API_KEY",
-        temperature=0.0,
-        timeout_s=30,
-        max_tokens=100,
-    )
+    client = a_judge(server, api_key_env="SCREENEVAL_RATIONALE_JUDGE_API_KEY", timeout_s=30)
     asks = [
         JudgeAsk(f"c-{n}", "Built weekly sales reports in SQL.", "skills", 3, f"Reason {n}.")
         for n in range(6)

@@ -5,26 +5,14 @@ tests/slow/test_drawing_process.py)."""
 from __future__ import annotations
 
 import pytest
-from support.golden_factory import make_case
+from support.drawing import draw_requests, take_everything
 
 from pytest_screeneval.probes.perturb import PERTURBATION_KINDS
-from pytest_screeneval.session.drawing import DrawRequest, ExampleDrawer
-
-
-def _requests() -> list[DrawRequest]:
-    cases = [make_case(f"dr-{i:03d}") for i in range(4)]
-    return [DrawRequest(c.id, PERTURBATION_KINDS, c.input_text, 3) for c in cases]
-
-
-def _everything(drawer: ExampleDrawer, last: str) -> list[tuple[str, str, list[str]]]:
-    try:
-        return list(drawer.take(through=last))
-    finally:
-        drawer.close()
+from pytest_screeneval.session.drawing import ExampleDrawer
 
 
 def test_what_is_drawn_is_taken_in_request_order_and_only_once() -> None:
-    requests = _requests()
+    requests = draw_requests()
     drawer = ExampleDrawer(requests, process_from=10**9)
     try:
         # inline, everything is drawn already: a take through the first case yields it all
@@ -44,8 +32,8 @@ def test_without_worker_processes_it_draws_inline(monkeypatch: pytest.MonkeyPatc
         raise OSError("[Errno 38] Function not implemented")
 
     monkeypatch.setattr(worker_process.multiprocessing, "get_context", refuse)
-    requests = _requests()
+    requests = draw_requests()
     drawer = ExampleDrawer(requests, process_from=1)
     assert drawer.in_process
-    expected = _everything(ExampleDrawer(requests, process_from=10**9), requests[-1].case_id)
-    assert _everything(drawer, requests[-1].case_id) == expected
+    expected = take_everything(ExampleDrawer(requests, process_from=10**9), requests[-1].case_id)
+    assert take_everything(drawer, requests[-1].case_id) == expected

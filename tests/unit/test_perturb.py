@@ -10,6 +10,7 @@ from collections import Counter
 import pytest
 from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
+from support.resumes import SECTIONED_RESUME
 
 from pytest_screeneval.errors import ScreenevalError
 from pytest_screeneval.probes.perturb import (
@@ -25,27 +26,7 @@ from pytest_screeneval.probes.perturb import (
     perturbations,
 )
 
-RESUME = """DANA OKAFOR
-SENIOR DATA ANALYST
-Riverton, Westland
-
-SUMMARY
-Analyst with six years in freight logistics.
-
-EXPERIENCE
-2019-2024 Senior Analyst, Quillmoor Freight
-  - Built SQL pipelines in Python
-  - Cut reporting time by 40%
-2016-2019 Analyst, Brightwater Mills
-
-SQL, AWS, GCP
-
-Education:
-BSc Statistics, Northfield Institute of Technology
-
-Certifications
-- Tableau Desktop Specialist
-"""
+RESUME = SECTIONED_RESUME
 
 FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 QUIET = settings(database=None, deadline=None)
