@@ -172,3 +172,29 @@ def test_other_forms_of_a_fact_and_words_that_claim_nothing_are_grounded(rationa
 )
 def test_claims_beside_these_forms_are_still_checked(rationale: str) -> None:
     assert UNGROUNDED in _flags(rationale), _findings(rationale)
+
+
+RESUME_WITH_APPEALS = """\
+EXPERIENCE
+Senior Caseworker, Tallowbridge Law Centre (2019-Present)
+- Won 31 of 40 tribunal appeals; caseload of 45 appeals.
+"""
+
+
+@pytest.mark.parametrize(
+    ("rationale", "ungrounded"),
+    [
+        # a proportion in words that a pair of the resume's figures gives, after a hedge
+        ("Outcomes: roughly three in four tribunal appeals won last year.", False),
+        ("Outcomes: about three out of four tribunal appeals won.", False),
+        # one it does not give
+        ("Outcomes: nine in ten tribunal appeals won last year.", True),
+        # the words of a protected term about the people of the work claim nothing
+        ("Client care: many of her clients live with PTSD, and she is patient with them.", False),
+    ],
+)
+def test_proportions_and_the_health_of_the_people_of_the_work(
+    rationale: str, ungrounded: bool
+) -> None:
+    flags = rationale_flags(RESUME_WITH_APPEALS, "outcomes", 4, rationale)
+    assert (UNGROUNDED in flags) is ungrounded, rationale

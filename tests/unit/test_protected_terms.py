@@ -279,3 +279,80 @@ def test_a_bad_phrase_is_refused_with_its_file_and_line(
     message = str(refused.value)
     assert message.startswith("Cannot use the protected terms in terms.yaml")
     assert f"line {line}:" in message and problem in message, message
+
+
+# The rubric's own words are the question asked: the criterion's name, in any case, with spaces or
+# hyphens for its underscores, at the start or in the running text, is no reference to the
+# candidate; the candidate's own state in the same words ("her own ...", "... struggles",
+# "maternity leave") and any other reference beside it still are.
+@pytest.mark.parametrize(
+    ("criterion", "innocent", "protected"),
+    [
+        (
+            "mental_health",
+            "Mental health: her mental health experience spans adults and young people.",
+            "Mental health: strong, though he has had his own mental health struggles.",
+        ),
+        (
+            "maternity_care",
+            "Maternity care: leads the community maternity care team of 11 midwives.",
+            "Maternity care: strong, but she will be on maternity leave herself next year.",
+        ),
+        (
+            "accessibility",
+            "Accessibility: her accessibility audits cover 60 public-sector websites.",
+            "Accessibility: her own accessibility needs would mean changes to the office.",
+        ),
+        (
+            "lgbtq_youth_work",
+            "Her LGBTQ+ youth work is the core of the post, with three weekly groups.",
+            "LGBTQ youth work: strong, and being gay himself he will relate to them.",
+        ),
+        (
+            "gender_based_violence",
+            "Gender-based violence: runs the gender-based violence outreach clinic.",
+            "Gender-based violence: strong, but as a man he may not be accepted here.",
+        ),
+        (
+            "refugee_resettlement",
+            "REFUGEE-RESETTLEMENT: her refugee resettlement work helped 260 families.",
+            "Refugee resettlement: as a refugee herself she may find it too close to home.",
+        ),
+    ],
+)
+def test_the_criterion_own_name_is_the_question_not_the_candidate(
+    criterion: str, innocent: str, protected: str
+) -> None:
+    resume = "EXPERIENCE\nCaseworker, Tallowbridge Trust (2019-Present)\n"
+    assert PROTECTED_ATTRIBUTE not in rationale_flags(resume, criterion, 4, innocent), innocent
+    assert PROTECTED_ATTRIBUTE in rationale_flags(resume, criterion, 4, protected), protected
+
+
+# The people of the work with a possessive or after "many of her", described after a comma; a
+# graduation year beside another dated fact; a list of describing words before the service noun;
+# a number of people; the range of a caseload; a spouse, who is a person and no modifier of a
+# thing of the work. Each with the candidate's own reference beside it, which must be found.
+@pytest.mark.parametrize(
+    ("innocent", "protected"),
+    [
+        ("Many of her pupils live with autism.", "She lives with autism herself."),
+        ("Many of her students live with autism or ADHD.", "She has ADHD, so deadlines slip."),
+        ("Patients, many of them elderly and living with diabetes.", "She has diabetes."),
+        ("Her clients, many of them recently separated mothers.", "She is a single mother."),
+        ("Many of her parents in care proceedings live with addiction.", "Her parents are ill."),
+        ("Teaching ever since graduating, chartered since 2015.", "She graduated in 2012."),
+        ("Runs the antenatal pelvic-health class for the trust.", "She is pregnant herself."),
+        ("Advised on asylum, family reunion and visa appeals.", "She is on a spouse visa."),
+        ("Key worker for 12 women and their children.", "As one of 3 women on the team she..."),
+        ("A caseload that runs from divorce to care proceedings.", "She is recently divorced."),
+        ("Advised on spouse visas and naturalisation.", "She and her wife run a bakery."),
+        ("Manages eight disability advisers.", "Her disability means some days off."),
+        ("Ms Okafor led the ward round.", "Her MS flares up in the winter."),
+        ("Set up services for families from every background.", "She is from a Somali family."),
+    ],
+)
+def test_the_people_and_work_of_a_protected_field_are_not_the_candidate(
+    innocent: str, protected: str
+) -> None:
+    assert find_protected(innocent) == [], find_protected(innocent)
+    assert find_protected(protected), protected

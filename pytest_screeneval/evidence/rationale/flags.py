@@ -27,7 +27,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from pytest_screeneval.evidence.rationale.grounding import ungrounded_claims
-from pytest_screeneval.evidence.rationale.protected import ProtectedLexicon, find_protected
+from pytest_screeneval.evidence.rationale.protected import (
+    ProtectedLexicon,
+    ProtectedMatch,
+    find_protected,
+)
 from pytest_screeneval.evidence.rationale.structured import plain_text
 from pytest_screeneval.evidence.rationale.text import (
     count_words,
@@ -48,6 +52,7 @@ __all__ = [
     "Finding",
     "count_words",
     "criterion_named",
+    "criterion_spans",
     "rationale_findings",
     "rationale_flags",
     "split_sentences",
@@ -117,7 +122,15 @@ def rationale_findings(
         findings.append(Finding(CRITERION_NOT_NAMED, f"does not name {criterion!r}"))
     # what the rationale says, its JSON or markdown syntax taken away
     plain = normalise(plain_text(text))
-    protected = find_protected(plain, lexicon=protected_terms)
+    # the criterion's own name is the question asked ("Mental health: ...", "her maternity care
+    # experience"), not a reference to the candidate
+    named = criterion_spans(criterion, plain)
+    innocent: list[tuple[int, int]] = []
+    protected = [
+        match
+        for match in find_protected(plain, lexicon=protected_terms, innocent=innocent)
+        if not (named and _in_criterion_name(match, named, plain))
+    ]
     findings.extend(
         Finding(PROTECTED_ATTRIBUTE, f'{match.category}: "{match.text}"') for match in protected
     )
@@ -127,7 +140,7 @@ def rationale_findings(
         quotes,
         score=score,
         criterion_words=_criterion_words(criterion),
-        not_claims=tuple((match.start, match.end) for match in protected),
+        not_claims=(*((match.start, match.end) for match in protected), *innocent),
     )
     findings.extend(Finding(UNGROUNDED, problem) for problem in problems)
     return sorted(set(findings))
@@ -217,3 +230,62 @@ def criterion_named(criterion: str, rationale: str) -> bool:
     found = sum(1 for c in wanted if any(_same_word(c, w) for w in present))
     needed = len(wanted) if len(wanted) <= 2 else len(wanted) - 1
     return found >= needed
+
+
+# --------------------------------------------------------------------------------------------
+# The criterion's own name, taken out of the protected search
+# --------------------------------------------------------------------------------------------
+
+# After the name, words that make it the candidate's own state, not the field of the work:
+# "her own accessibility needs", "his mental health struggles", "maternity leave"
+_OWN_BEFORE = re.compile(r"\bown\s+$", re.IGNORECASE)
+_OWN_AFTER = re.compile(
+    r"[\s-]+(?:needs?|struggles?|problems?|issues?|conditions?|diagnos[ie]s|difficult(?:y|ies)"
+    r"|histor(?:y|ies)|leave|crisis|breakdowns?|status|episodes?|journey|flare[- ]?ups?"
+    r"|adjustments|requirements|accommodations)\b",
+    re.IGNORECASE,
+)
+
+
+@lru_cache(maxsize=1024)
+def _criterion_phrase(criterion: str) -> re.Pattern[str] | None:
+    """The criterion's name as running text: its words in order, any case, joined by spaces,
+    hyphens, underscores or a "+" ("LGBTQ+ youth work"), the last word also plural."""
+    parts = _NAME_SPLIT.split(_CAMEL.sub(" ", criterion.strip()))
+    words = [re.escape(part.lower()) for part in parts if part]
+    if not words:
+        return None
+    words[-1] += "s?"
+    joined = r"\+?[\s_\-/]+(?:(?:and|&|of|the)[\s_\-]+)?".join(words)
+    return re.compile(rf"(?<![\w-]){joined}(?![\w])", re.IGNORECASE)
+
+
+def criterion_spans(criterion: str, text: str) -> list[tuple[int, int]]:
+    """Where the text uses the criterion's own name, except where its words are the
+    candidate's own ("her own accessibility needs", "his mental health struggles")."""
+    phrase = _criterion_phrase(criterion)
+    if phrase is None:
+        return []
+    spans: list[tuple[int, int]] = []
+    for match in phrase.finditer(text):
+        start, end = match.span()
+        if _OWN_BEFORE.search(text, max(0, start - 8), start) or _OWN_AFTER.match(text, end):
+            continue
+        spans.append((start, end))
+    return spans
+
+
+_LEAD_IN = re.compile(r"(?:(?:her|his|their|the|a|an)\s+)?", re.IGNORECASE)
+
+
+def _in_criterion_name(match: ProtectedMatch, spans: Sequence[tuple[int, int]], text: str) -> bool:
+    """Whether a protected match lies inside a use of the criterion's name, a possessive or
+    article before it allowed ("her maternity care experience")."""
+    for start, end in spans:
+        if match.end <= end and match.start <= start:
+            lead = _LEAD_IN.fullmatch(text, match.start, start)
+            if lead is not None and match.end > start:
+                return True
+        elif start <= match.start < end and match.end <= end:
+            return True
+    return False

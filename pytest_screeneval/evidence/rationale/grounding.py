@@ -33,7 +33,8 @@ two interns") is not.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from itertools import pairwise
 
 from pytest_screeneval.evidence.rationale.attribution import misattributed
 from pytest_screeneval.evidence.rationale.changes import unsupported_changes
@@ -310,9 +311,12 @@ def _unsupported_numbers(context: Context, score: int) -> list[str]:
     by_span: dict[tuple[int, int], list[Quantity]] = {}
     for quantity in quantities(text):
         by_span.setdefault((quantity.start, quantity.end), []).append(quantity)
+    proportions = _grounded_proportions(facts, text, by_span)
     for (start, end), found in by_span.items():
         if context.quoted.covers(start, end) or context.negated.covers(start, end):
             continue
+        if (start, end) in proportions:
+            continue  # "three in four appeals won" for 31 of 40
         if named.touches(start, end):
             continue  # part of a name the lexicon knows: "Google Analytics 4", "Unreal Engine 5"
         first = found[0]
@@ -344,6 +348,33 @@ def _unsupported_numbers(context: Context, score: int) -> list[str]:
             continue  # the scale: "4 of 5", "4/5"
         problems.append(f"number not in the resume: {text[start:end]!r}")
     return problems
+
+
+_PROPORTION_BETWEEN = re.compile(r"\s+(?:in|out\s+of)\s+(?:every\s+)?$", re.IGNORECASE)
+_PROPORTION_SLACK = 0.05  # "roughly three in four" for 31 of 40 (0.775)
+
+
+def _grounded_proportions(
+    facts: InputFacts, text: str, by_span: Mapping[tuple[int, int], Sequence[Quantity]]
+) -> set[tuple[int, int]]:
+    """The spans of the two numbers of each proportion ("three in four", "one out of every
+    five") that a pair of the resume's figures on one line gives (31 of 40), closely, or within
+    a few points after an approximation ("roughly", "about")."""
+    spans = sorted(by_span)
+    found: set[tuple[int, int]] = set()
+    for first, second in pairwise(spans):
+        if not _PROPORTION_BETWEEN.search(text[first[1] : second[0]]):
+            continue
+        part, whole = by_span[first][0].value, by_span[second][0].value
+        if not 0 < part <= whole:
+            continue
+        ratio = part / whole
+        hedged = _APPROX_BEFORE.search(text[max(0, first[0] - 24) : first[0]])
+        slack = _PROPORTION_SLACK if hedged else 0.01
+        pairs = (a / b for line in facts.line_values for a in line for b in line if 0 < a < b)
+        if any(abs(r - ratio) <= slack for r in pairs):
+            found.update((first, second))
+    return found
 
 
 def _sentence_initial(text: str, start: int, sentence_starts: frozenset[int]) -> bool:

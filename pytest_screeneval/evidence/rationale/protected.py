@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING
 import yaml
 
 from pytest_screeneval.errors import ScreenevalError
+from pytest_screeneval.evidence.rationale.work_context import work_context
 
 __all__ = [
     "ProtectedLexicon",
@@ -54,6 +55,11 @@ __all__ = [
 
 BUILTIN_FILE = Path(__file__).resolve().parent / "data" / "protected_terms.yaml"
 _BEFORE_WINDOW = 48  # how far back ``unless_before`` looks, in characters
+_PEOPLE_WINDOW = 80  # how far back the people of the work, described, may stand
+_RELATION = re.compile(
+    r"(?:her|his|their)\s+(?:own\s+)?(?:wife|husband|girlfriend|boyfriend|partner|spouse|fianc\w*)",
+    re.IGNORECASE,
+)
 _PLACEHOLDER = re.compile(r"\{([a-z][a-z0-9_]*)\}")
 _GATE_WORD = re.compile(r"[a-z0-9]{2,}")
 _WORDS = re.compile(r"[a-z0-9]+")
@@ -135,12 +141,18 @@ class _Source:
 
 
 def find_protected(
-    text: str, *, gated: bool = True, lexicon: ProtectedLexicon | None = None
+    text: str,
+    *,
+    gated: bool = True,
+    lexicon: ProtectedLexicon | None = None,
+    innocent: list[tuple[int, int]] | None = None,
 ) -> list[ProtectedMatch]:
     """Every protected-attribute reference in a (normalised) text, in order of position.
 
     ``lexicon`` defaults to the built-in terms. ``gated=False`` tries every term regardless of
-    its gate words: the same answer, slower; the tests use it to check the gates.
+    its gate words: the same answer, slower; the tests use it to check the gates. ``innocent``,
+    when given, receives the spans of the terms found but about the work ("many of her clients
+    live with PTSD"): their words are no claims about the resume either.
     """
     lexicon = lexicon or builtin_protected_terms()
     numbers = _candidate_terms(lexicon, text) if gated else range(len(lexicon.terms))
@@ -149,7 +161,11 @@ def find_protected(
         term = lexicon.terms[number]
         for match in term.pattern.finditer(text):
             start, end = match.span()
-            if (start, end) in found or _innocent(lexicon, term, text, start, end):
+            if (start, end) in found:
+                continue
+            if _innocent(lexicon, term, text, start, end):
+                if innocent is not None:
+                    innocent.append((start, end))
                 continue
             found[(start, end)] = ProtectedMatch(term.category, match.group(0), start, end)
     # one finding per phrase: a match inside a longer one of its category ("age" in "at his
@@ -168,18 +184,22 @@ def find_protected(
 def _innocent(lexicon: ProtectedLexicon, term: _Term, text: str, start: int, end: int) -> bool:
     """Whether what stands on either side of a match makes it about the work, not the person."""
     window = text[max(0, start - _BEFORE_WINDOW) : start]
+    people_window = text[max(0, start - _PEOPLE_WINDOW) : start]
     before = term.unless_before
     if before is not None and before.search(window):
         return True
     if term.unless_after is not None and term.unless_after.match(text, end):
         return True
-    if lexicon.domain_before is not None and lexicon.domain_before.search(window):
+    if lexicon.domain_before is not None and lexicon.domain_before.search(people_window):
         return True
-    if lexicon.work_after is not None and lexicon.work_after.match(text, end):
+    # "her wife", "his husband": a person, never a modifier of a thing of the work ("she and
+    # her wife run ...")
+    relation = _RELATION.fullmatch(text, start, end) is not None
+    if not relation and lexicon.work_after is not None and lexicon.work_after.match(text, end):
         return True
     if lexicon.thing_before is not None and lexicon.thing_before.search(window):
         return True
-    if bool(lexicon.domain_after.match(text, end)):
+    if not relation and lexicon.domain_after.match(text, end):
         return True
     their = text[start:end].lower().startswith("their ") or _THEIR_BEFORE.search(window)
     if their and _their_is_others(lexicon, text, start):
@@ -500,52 +520,18 @@ def _compile(
                 gates.setdefault(prefix, []).append(number)
         except ValueError as exc:
             raise _refused(source.where, line, str(exc)) from None
-    domain_after = re.compile(
-        rf"(?:'s|')?(?:[- ](?!(?:{fragments['not_a_modifier']})\b)[a-z/']+){{0,3}}"
-        rf"[- ](?:{fragments['domain_nouns']}|{fragments['work_nouns']})\b",
-        re.IGNORECASE,
-    )
-    domain_before = re.compile(
-        rf"(?<!\bher\s)(?<!\bhis\s)(?<!\btheir\s)(?<!\bown\s)"
-        rf"\b(?:{fragments['audience']})(?:'s|')?"
-        # "patients and carers, most of them elderly": the people of the work, described
-        rf"(?:(?:\s+and\s+[a-z]+)?,?\s+(?:many|most|some|all|half|several|few|mostly|largely|mainly|often)\s+"
-        rf"(?:of\s+(?:them|whom)\s+)?(?:(?:are|were|being)\s+)?|\s+)"
-        rf"(?:(?:are\s+(?:\w+\s+)?)?(?:(?:living|diagnosed|presenting)\s+)?(?:with|who\s+(?:have|has|are|were))\s+(?:an?\s+)?(?:[\w-]+\s+){{0,3}}"
-        rf"|(?:are|were|is)\s+(?:often|mostly|largely|mainly|usually)?\s*"
-        rf"|(?:of|in|at)\s+(?:every|all|any|different|various|mixed|similar)\s+)?$",
-        re.IGNORECASE,
-    )
-    # "the age of the legacy codebase"; a term used as a verb on a thing: "married the payroll
-    # and pension systems", "divorced the subsidiary ledgers from the group close"
-    work_after = re.compile(
-        rf"\s+(?:of\s+(?:the|a|an|its|our|this|that|these|those)?\s*"
-        rf"|(?:the|its|our|two|both|legacy|old|unused|outdated|deprecated|insecure|weak|all)"
-        rf"\s+)(?:[\w'-]+\s+){{0,3}}?(?:{fragments['work_nouns']})\b",
-        re.IGNORECASE,
-    )
-    # a term said of a thing of the work named right before it, a version number allowed:
-    # "TLS 1.0 disabled", "the nightly batches disabled", "the old jobs retired"
-    thing_before = re.compile(
-        rf"\b(?:{fragments['work_nouns']})(?:\s+v?\d+(?:\.\d+)*)?\s+"
-        rf"(?:(?:was|were|is|are|been|be|got|get|gets|now|all|then)\s+)?$",
-        re.IGNORECASE,
-    )
-    # "parents ... their children": "their" points back at people of the work, not the candidate
-    antecedent = re.compile(
-        rf"\b(?:{fragments['audience']}|parents|families|carers|clients|customers)\b", re.I
-    )
+    work = work_context(fragments)
     return ProtectedLexicon(
         tuple(compiled),
         {key: tuple(entries) for key, entries in gates.items()},
         tuple(ungated),
-        domain_after,
+        work.domain_after,
         source.where,
-        domain_before,
-        work_after,
+        work.domain_before,
+        work.work_after,
         max((len(prefix) for prefix in gates), default=0),
-        antecedent,
-        thing_before,
+        work.antecedent,
+        work.thing_before,
     )
 
 
