@@ -199,7 +199,9 @@ class ScreenevalSession:
             self.confirmer,
             self.examples.texts,
         )
-        self.shared = SharedParts(self.run, self.scores, self.fairness, self.baseline_confirmation)
+        self.shared = SharedParts(
+            self.run, self.scores, self.fairness, self.baseline_confirmation, self.judge.judging
+        )
 
     def spool(self) -> Spool | None:
         """The spool beside the store: rows the store would not take wait there."""
@@ -548,6 +550,8 @@ class ScreenevalSession:
         then taken from the rows themselves, so the summary still covers what was scored.
         """
         self.scores.load_from_store()
+        if self.judge.judging is not None:  # the workers judged; the summary reads their verdicts
+            self.judge.judging.asks = False
         if not self.needs:
             self.needs = needs_from_rows(self.scores.results, self.rubric.criterion_names)
 

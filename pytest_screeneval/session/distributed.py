@@ -23,6 +23,7 @@ from pytest_screeneval.session.worker_output import WorkerOutput
 if TYPE_CHECKING:
     from pytest_screeneval.session.baseline_confirm import BaselineConfirmation
     from pytest_screeneval.session.fairness import Fairness
+    from pytest_screeneval.session.rationale_judging import RationaleJudging
     from pytest_screeneval.session.run import RunLog
     from pytest_screeneval.session.scores import Scores
 
@@ -72,6 +73,7 @@ class SharedParts:
     scores: Scores
     fairness: Fairness
     movements: BaselineConfirmation
+    judging: RationaleJudging | None  # the rationale judge, when one is configured
 
     def output(self, ran: Sequence[ItemNeed], warnings: Sequence[str]) -> WorkerOutput:
         """The worker's last rows stored (a failure is said, not raised: the controller closes
@@ -91,6 +93,8 @@ class SharedParts:
             scorer_calls=self.scores.calls,
             warnings=tuple(warnings),
             served_models=tuple(sorted(self.scores.served())),
+            judge_counts=self.judging.counts() if self.judging is not None else (0, 0, 0, 0),
+            judge_store_error=self.judging.store_error if self.judging is not None else None,
         )
 
     def merge(self, output: WorkerOutput, needs: list[ItemNeed], warnings: list[str]) -> None:
@@ -100,3 +104,5 @@ class SharedParts:
         self.movements.merge(output.movements)
         self.scores.add_worker_calls(output.scorer_calls, output.served_models)
         warnings.extend(w for w in output.warnings if w not in warnings)
+        if self.judging is not None:
+            self.judging.add_counts(output.judge_counts, output.judge_store_error)

@@ -121,6 +121,9 @@ class RationaleJudging:
         # says how many the audit record lacks, with the store's sentence
         self.unstored = 0
         self.store_error: str | None = None
+        # False on an xdist controller: its workers asked (and counted); it only reads the
+        # verdicts they stored, for the summary's gate, and never asks the judge itself
+        self.asks = True
         self._known: dict[JudgementKey, JudgeEvidence] = {}
         self._pending: dict[JudgementKey, concurrent.futures.Future[JudgeOutcome]] = {}
         self._loop: _Loop | None = None
@@ -128,6 +131,19 @@ class RationaleJudging:
         self._unavailable: str | None = None
         # the (case, criterion) items of this run: only their answers are asked ahead
         self.selected: set[tuple[str, str]] | None = None
+
+    def counts(self) -> tuple[int, int, int, int]:
+        """Verdicts asked, reused from the store, failed, and not stored: sent by an xdist
+        worker to its controller, whose summary counts every worker's."""
+        return (self.asked, self.reused, self.errors, self.unstored)
+
+    def add_counts(self, counts: tuple[int, int, int, int], store_error: str | None) -> None:
+        asked, reused, failed, unstored = counts
+        self.asked += asked
+        self.reused += reused
+        self.errors += failed
+        self.unstored += unstored
+        self.store_error = store_error or self.store_error
 
     def wanted(self, case_id: str, criterion: str) -> bool:
         """Whether an item of this run reads the judgement of this answer."""
@@ -163,8 +179,9 @@ class RationaleJudging:
             record = stored.get(key)
             if record is not None:
                 self._known[key] = self._evidence(record, cached=True)
-                self.reused += 1
-            else:
+                if self.asks:  # a controller's reading is no reuse: its worker counted it
+                    self.reused += 1
+            elif self.asks:
                 self._send(key, ask)
 
     def _send(self, key: JudgementKey, ask: JudgeAsk) -> None:
@@ -197,6 +214,8 @@ class RationaleJudging:
             known = self._known.get(key)
             if known is not None:
                 return known
+            if not self.asks:  # a worker judged it and the store does not have it
+                return self._unread(ask, key)
         future = self._pending.pop(key)
         try:
             outcome = future.result()
@@ -216,6 +235,12 @@ class RationaleJudging:
         evidence = self._evidence(record, cached=False)
         self._known[key] = evidence
         return evidence
+
+    def _unread(self, ask: JudgeAsk, key: JudgementKey) -> JudgeEvidence:
+        outcome = JudgeOutcome(
+            None, "the worker's verdict is not in the store (the store refused it)", "", None, ""
+        )
+        return self._evidence(self._record(ask, key, outcome), cached=False)
 
     # ---------------------------------------------------------------- records
 

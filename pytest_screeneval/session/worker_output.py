@@ -31,6 +31,10 @@ class WorkerOutput:
     scorer_calls: int
     warnings: tuple[str, ...]
     served_models: tuple[str, ...]
+    # the rationale judge's work on this worker: asked, reused, failed, not stored; and the
+    # store's sentence when it refused a verdict (the controller's summary counts them all)
+    judge_counts: tuple[int, int, int, int] = (0, 0, 0, 0)
+    judge_store_error: str | None = None
 
     def to_wire(self) -> dict[str, object]:
         return {
@@ -41,17 +45,19 @@ class WorkerOutput:
             "scorer_calls": self.scorer_calls,
             "warnings": list(self.warnings),
             "served_models": list(self.served_models),
+            "judge_counts": list(self.judge_counts),
+            "judge_store_error": self.judge_store_error,
         }
 
     @classmethod
     def from_wire(cls, wire: Mapping[str, object]) -> WorkerOutput:
         try:
-            write_error = wire.get("write_error")
+            write_error = _optional_string(wire.get("write_error"))
+            judge_error = _optional_string(wire.get("judge_store_error"))
             calls = wire["scorer_calls"]
-            if not isinstance(calls, int) or not (
-                write_error is None or isinstance(write_error, str)
-            ):
+            if not isinstance(calls, int):
                 raise TypeError
+            asked, reused, failed, unstored = _counts(wire.get("judge_counts") or [0, 0, 0, 0])
             return cls(
                 write_error=write_error,
                 needs=tuple(
@@ -63,6 +69,8 @@ class WorkerOutput:
                 scorer_calls=calls,
                 warnings=_strings(wire["warnings"]),
                 served_models=_strings(wire["served_models"]),
+                judge_counts=(asked, reused, failed, unstored),
+                judge_store_error=judge_error,
             )
         except (KeyError, TypeError, ValueError):
             raise ScreenevalError(
@@ -79,6 +87,20 @@ def _quadruples(value: object) -> tuple[FairnessOutcome, ...]:
         a, b, c, d = _strings(row)
         rows.append((a, b, c, d))
     return tuple(rows)
+
+
+def _optional_string(value: object) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise TypeError
+    return value
+
+
+def _counts(value: object) -> tuple[int, ...]:
+    if not isinstance(value, list | tuple) or not all(
+        isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value
+    ):
+        raise TypeError
+    return tuple(int(v) for v in value)
 
 
 def _strings(value: object) -> tuple[str, ...]:

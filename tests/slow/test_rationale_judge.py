@@ -429,3 +429,33 @@ def test_answers_sent_ahead_together_reach_the_judges_limit_and_never_pass_it(
             judging.close()
     assert all(v.error is None for v in verdicts), verdicts
     assert server.max_in_flight == limit
+
+
+def test_under_xdist_the_summary_counts_every_workers_verdicts(
+    pytester: pytest.Pytester, server: ChatServer
+) -> None:
+    root = project(pytester, server)
+    scripted(pytester, {"al-001": {"skills": JUDGE_ONLY_PROTECTED}})
+    first = run(pytester, "-n", "2", "--screeneval-json", "first.json")
+    out = first.stdout.str()
+    assert first.ret == 1, out  # the judge-only finding fails its item, on its worker
+    assert "FAILED" in out and "lively sort" in out, out
+    # the controller's gate reads the verdict the worker stored, and counts it
+    assert re.search(r"protected-attribute-flags\s+1\.0\s+<= 0\s+\d+\s+FAIL", out), out
+    judged = json.loads((root / "first.json").read_text())["rationale_judge"]
+    assert (judged["asked"], judged["reused"], judged["failed"], judged["not_stored"]) == (
+        6,
+        0,
+        0,
+        0,
+    ), judged
+    assert len(judge_requests(server)) == 6
+    with Store.open(f"sqlite:///{(root / 'store.db').as_posix()}") as store:
+        assert len(judgements(store)) == 6
+
+    # the second run asks nothing: every verdict comes from the store, on whichever worker
+    again = run(pytester, "-n", "2", "--screeneval-json", "again.json")
+    judged = json.loads((root / "again.json").read_text())["rationale_judge"]
+    assert (judged["asked"], judged["reused"]) == (0, 6), judged
+    assert len(judge_requests(server)) == 6
+    assert "rationale judge: the LLM judge" in again.stdout.str()
