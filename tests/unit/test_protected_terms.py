@@ -356,3 +356,83 @@ def test_the_people_and_work_of_a_protected_field_are_not_the_candidate(
 ) -> None:
     assert find_protected(innocent) == [], find_protected(innocent)
     assert find_protected(protected), protected
+
+
+# One rule for every term of every category: a term that modifies, denotes or is said of a group
+# of people of the work describes the work; beside each, the candidate named in the same words.
+GROUP_PAIRS = [
+    # (a group of the work: nothing found, the candidate: found)
+    (
+        "Care: runs tablet classes for older people in three care homes.",
+        "Team fit: as an older woman she may tire on the night shifts.",
+    ),
+    (
+        "Spiritual care: her Muslim and Hindu patients get rites that fit their faith.",
+        "Spiritual care: she is a Muslim herself, which could bias the team.",
+    ),
+    (
+        "Youth work: many of her clients are gay or bi, and the group is a safe space.",
+        "Youth work: she is gay, so she will relate to the group.",
+    ),
+    (
+        "Team fit: the clinic's clients are mostly Black African, which shapes the service.",
+        "Team fit: the clinic's clients are mostly Black African and so is she.",
+    ),
+    (
+        "Outreach: works with Muslim families across the borough every week.",
+        "Availability: his Muslim parents may object to evening work.",
+    ),
+    (
+        "Adoption: placed 26 children with adoptive families over five years.",
+        "Availability: she has two young children at home, so evenings are hard.",
+    ),
+    (
+        "Youth work: set up the trans and non-binary young people's support group.",
+        "Team fit: as a trans man he may face questions from some parents.",
+    ),
+    (
+        "Volunteers: recruited 25 digital champions, most of them retired, for the classes.",
+        "Team fit: she is retired herself, like most of her volunteers.",
+    ),
+    (
+        "Recruitment: ran recruitment for same-sex and single-parent foster carers.",
+        "Team fit: she and her wife foster teenagers at weekends.",
+    ),
+    (
+        "Refuge work: her residents live with the effects of abuse, and she keeps them safe.",
+        "Team fit: women like her often leave after having children.",
+    ),
+    (
+        "Stakeholders: the board's trustees, many of them women, backed her plan.",
+        "Stakeholders: she may struggle with the regional directors, who are all men.",
+    ),
+]
+
+WORK_OBJECT_PAIRS = [
+    (
+        "Teaching: taught Sikhism and Islam at KS3 and planned the mosque visits.",
+        "Availability: she attends the mosque on Fridays, so lunchtime cover is hard.",
+    ),
+    (
+        "Teaching: she teaches Religious Studies to Years 10 and 11.",
+        "Team fit: she is religious and may not fit the team's social life.",
+    ),
+    (
+        "Qualifications: OISC level two in immigration and asylum from the clinic.",
+        "Right to work: her own visa runs out next year, so she would need sponsorship.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("work", "candidate"), GROUP_PAIRS + WORK_OBJECT_PAIRS)
+def test_a_group_of_the_work_passes_beside_the_candidate_named_in_its_words(
+    work: str, candidate: str
+) -> None:
+    assert find_protected(work) == [], work
+    assert find_protected(candidate), candidate
+
+
+def test_the_group_rule_gives_the_same_answer_ungated() -> None:
+    for work, candidate in GROUP_PAIRS + WORK_OBJECT_PAIRS:
+        for text in (work, candidate):
+            assert find_protected(text) == find_protected(text, gated=False)

@@ -18,7 +18,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-__all__ = ["WorkContext", "work_context"]
+__all__ = ["WorkContext", "about_a_group", "work_context"]
 
 
 @dataclass(frozen=True)
@@ -78,3 +78,163 @@ def work_context(fragments: Mapping[str, str]) -> WorkContext:
         re.I,
     )
     return WorkContext(domain_after, domain_before, work_after, thing_before, antecedent)
+
+
+# --------------------------------------------------------------------------------------------
+# The people of the work: one rule for every term of every category
+# --------------------------------------------------------------------------------------------
+#
+# A protected term refers to the candidate only when it is said of the candidate or their kin.
+# When it modifies or denotes a group of people the candidate works with or for ("older people",
+# "trans and non-binary patients", "Muslim carers", "the disabled women in the refuge", "her
+# residents") or is said of such a group ("many of her clients are autistic", "eighteen
+# families, seven of them Muslim"), it describes the work. Kept as the candidate's: kin after the
+# candidate's possessive ("his Muslim parents"), the candidate as the subject ("she has two
+# children", "one of the few women on the team"), and the candidate named through the group
+# ("... and so is she", "one of them herself"). A faith, a place of worship or a topic that is the
+# object of a work verb ("taught Sikhism", "visits to the gurdwara", "partnerships with the
+# mosque") or the subject of a qualification ("level two in immigration and asylum") is the work.
+
+# plural nouns for the people a candidate works with or for (the candidate is one person)
+_GROUP = (
+    r"(?:people|persons|folks|clients|residents|members|families|households|pupils|students"
+    r"|youths|young\s+people|adults|children|kids|teenagers|teens|babies|infants|survivors"
+    r"|women|men|girls|boys|users|learners|patients|tenants|parishioners|congregations|carers"
+    r"|parents|mothers|fathers|couples|jobseekers|claimants|refugees|seekers|migrants"
+    r"|pensioners|veterans|volunteers|callers|visitors|customers|travell?ers|trainees|attendees"
+    r"|participants|offenders|victims|widows|widowers|converts|worshippers|believers|groups"
+    r"|communities|service\s+users|gypsies|muslims|christians|jews|hindus|sikhs|buddhists)"
+)
+# singular nouns that name a group, or a person of the work used as a modifier ("carer
+# recruitment", "patient panel")
+_COLLECTIVE = r"(?:community|congregation|group|cohort|population|caseload|diaspora)"
+_OF_WORK = (
+    r"(?:carer|client|patient|tenant|resident|pupil|student|user|learner|member|survivor"
+    r"|refugee|youth|women's|men's|girls'|boys')"
+)
+# kin: after the candidate's possessive these are the candidate's family, not a caseload
+_KIN = (
+    r"(?:parents|children|kids|sons|daughters|babies|grandchildren|grandparents|siblings"
+    r"|brothers|sisters|relatives|twins|in-laws)"
+)
+_STOP = (
+    r"(?:the|a|an|her|his|their|its|to|in|for|with|she|he|they|it|is|was|were|are|has|have|had"
+    r"|may|might|will|would|should|could|can|which|who|that|this|these|so|because|as|but|our"
+    r"|we|us|you|your|him|them|me|like|herself|himself|themselves|own|of|at|on|from|by|than"
+    r"|where|when|while|if|whether|not|must)"
+)
+_WORD = rf"(?!{_STOP}\b)[\w+'’-]+"
+_MODIFIED = re.compile(
+    # the term, up to three more describing words (a list allowed), maybe "... for/of the",
+    # then the group: "trans and non-binary young people", "asylum status questions of refugee
+    # families", "same-sex and single-parent foster carers", "a Somali women's group"
+    rf"(?:'s|'|’s)?(?:(?:\s*,|\s+(?:and|or|&))?[\s/-]+{_WORD}){{0,3}}?"
+    rf"(?:\s+(?:of|for|among)\s+(?:the\s+|their\s+|our\s+)?(?:{_WORD}\s+){{0,2}}?|[\s/-]+)"
+    rf"(?:{_GROUP}|{_COLLECTIVE}|{_OF_WORK}\s+{_WORD})\b",
+    re.IGNORECASE,
+)
+_DENOTES = re.compile(rf"(?:^|.*[\s-]){_GROUP}$", re.IGNORECASE)
+_QUANTITY = (
+    r"(?:most|many|some|all|several|half|few|none|each|both|a\s+lot|lots|a\s+third|a\s+quarter"
+    r"|\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+)
+_FILL = r"(?:(?!(?:she|he|her|his|herself|himself|i|my)\b)[\w'-]+(?:,|\s+(?:and|or))?\s+)"
+_SAID_OF = re.compile(
+    # the term said of a group in its own clause: "many of her clients are autistic", "the
+    # Somali women she supports are mostly Muslim", "clients fleeing religious persecution",
+    # "families, seven of them Muslim", "her young people live with depression"
+    rf"(?:\b{_GROUP}(?:'s|')?(?:\s+(?:she|he|they)\s+[a-z]+(?:\s+(?:with|for|to|on))?"
+    rf"|\s+(?:in|at|on|from|of)\s+(?:the\s+|her\s+|his\s+|this\s+)?[\w'-]+(?:\s+[\w'-]+)?)?"
+    rf",?\s+(?:(?:are|were|is|being|remain|become)\s+|(?:live|lives|living)\s+with\s+"
+    rf"|(?:who|that)\s+(?!(?:she|he)\b)[a-z]+\s+|(?:fleeing|escaping|facing|with|from)\s+"
+    rf"|{_QUANTITY}\s+of\s+(?:them|whom)\s+(?:(?:are|were|being|is)\s+)?)"
+    rf"|\b[a-z]{{3,}}s,\s+{_QUANTITY}\s+of\s+(?:them|whom)\s+(?:(?:are|were|being|is)\s+)?)"
+    rf"(?:(?:mostly|mainly|largely|often|all|both|usually|predominantly|also|either|of|every"
+    rf"|a|an|the|among)\s+)*{_FILL}{{0,3}}$",
+    re.IGNORECASE,
+)
+_WORK_OBJECT = re.compile(
+    # a faith, a place of worship or a topic as the object of the work: "taught Sikhism and
+    # Islam", "visits to the gurdwara", "partnerships with the mosque and the synagogue", "a
+    # level two in immigration and asylum"
+    r"\b(?:taught|teach(?:es|ing)?|cover(?:s|ed|ing)?|plann?(?:ed|ing|s)?|deliver(?:s|ed|ing)?"
+    r"|(?:visits?|trips?|outings?)\s+to|(?:partnerships?|partnered|links?|liais(?:es|ed|ing))"
+    r"\s+with|work(?:s|ed|ing)?\s+with|guide\s+with"
+    r"|(?:level\s+\w+|degree|diploma|certificate|qualification|accreditation|course|training)"
+    r"\s+in)\s+(?:(?:the|a|local|its|their)\s+)*(?:[\w'-]+(?:,|\s+(?:and|or|&))?\s+){0,4}$",
+    re.IGNORECASE,
+)
+# a named subject, or the term modifying a noun of the work's partnerships or teaching:
+# "Religious Studies", "mosque and synagogue partnerships", "Sikh temple visits"
+_SUBJECT = re.compile(
+    rf"(?:(?:\s*,|\s+(?:and|or|&))?[\s/-]+{_WORD}){{0,3}}?[\s/-]+(?:studies|partnerships?"
+    r"|partners|links|visits|trips|outings|liaison|curriculum|syllabus|lessons?)\b",
+    re.IGNORECASE,
+)
+_CANDIDATE_IS = re.compile(
+    # the candidate is the subject: "she has two children", "she is one of the few women"
+    r"(?:\b(?:she|he|they|candidate|applicant)\s+(?:is|was|are|were|'s|has|have|had|being"
+    r"|became|becomes|remains|raises|raised|raising)\s+(?:also\s+|still\s+|herself\s+"
+    r"|himself\s+)?(?:one\s+of\s+|among\s+|part\s+of\s+)?|\bas\s+(?:one\s+of|among)\s+)"
+    r"(?:(?:the|a|an|\d+|two|three|four|five|several|few|many|only|young|grown|small|adult)\s+)*$",
+    re.IGNORECASE,
+)
+_POSSESSIVE = re.compile(
+    r"\b(?:her|his|their|my)\s+(?:own\s+)?(?:(?:two|three|four|young|grown|adult|little"
+    r"|elderly|older|ageing|aging|late)\s+)*$",
+    re.IGNORECASE,
+)
+_OWNER = re.compile(r"(?:her|his|their|my)\s", re.IGNORECASE)
+_COMPOSITION = re.compile(r"\b(?:all|mostly|only|entirely|exclusively)\s+$|^(?:all|mostly)\s", re.I)
+_OWN_AFTER = re.compile(r"\s+of\s+(?:her|his|their)\s+own\b", re.IGNORECASE)
+# the candidate named through the group: "... and so is she", "one of them herself"
+_THROUGH_GROUP = re.compile(
+    r"\b(?:(?:and|as)\s+so\s+(?:is|was|are|does|did)\s+(?:she|he|they)"
+    r"|so\s+(?:is|was)\s+(?:she|he)\b|as\s+(?:is|was)\s+(?:she|he)\b"
+    r"|one\s+of\s+them\s+(?:her|him|them)sel(?:f|ves)|(?:she|he)\s+(?:is|was|'s)\s+one\s+of\s+them"
+    r"|(?:she|he)\s+(?:is|was)\s+too\b|(?:her|him)self\s+included|including\s+(?:her|him)self"
+    r"|the\s+same\s+\w+\s+as\s+(?:her|him)\b"
+    r"|\b(?:women|men|people|mothers|fathers|parents|girls|boys)\s+like\s+(?:her|him)(?:self)?\b)",
+    re.IGNORECASE,
+)
+_SENTENCE_EDGE = re.compile(r"[.;!?\n]")
+_CLAUSE_EDGE = re.compile(r"[.;:!?\n]|\s[-–]\s|,\s+(?:but|so|and|which|though|although)\b")
+_WINDOW = 90
+
+
+def about_a_group(text: str, start: int, end: int) -> bool | None:
+    """Whether the term at ``text[start:end]`` is about a group of the work (True), about the
+    candidate named through that group (False: "... and so is she"), or neither (None)."""
+    left = text[max(0, start - _WINDOW) : start]
+    group = _group_of_the_work(text, left, start, end)
+    if not group:
+        return None
+    sentence_start = max((m.end() for m in _SENTENCE_EDGE.finditer(left)), default=0)
+    after = text[end : end + _WINDOW]
+    edge = _SENTENCE_EDGE.search(after)
+    sentence = left[sentence_start:] + text[start:end] + (after[: edge.start()] if edge else after)
+    return _THROUGH_GROUP.search(sentence) is None
+
+
+def _group_of_the_work(text: str, left: str, start: int, end: int) -> bool:
+    if _OWNER.match(text, start) and not text[start:end].lower().startswith("their"):
+        return False  # "her wife", "his partner": the candidate's own
+    clause = left[max((m.end() for m in _CLAUSE_EDGE.finditer(left)), default=0) :]
+    if _SAID_OF.search(clause) or _WORK_OBJECT.search(clause) or _SUBJECT.match(text, end):
+        return True
+    modified = _MODIFIED.match(text, end)
+    phrase = text[start : modified.end()] if modified else text[start:end]
+    if not modified and not _DENOTES.match(phrase):
+        return False
+    if not modified and (_COMPOSITION.search(clause) or _COMPOSITION.match(phrase + " ")):
+        return False  # "the directors, who are all men": the sex of those around the candidate
+    if _CANDIDATE_IS.search(clause) or _OWN_AFTER.match(text, modified.end() if modified else end):
+        return False
+    kin = re.search(rf"\b{_KIN}$", phrase, re.IGNORECASE) is not None
+    owner = _POSSESSIVE.search(clause) or _OWNER.match(phrase)
+    if kin and owner:
+        # "their babies" after people of the work ("young mothers and their babies") is theirs
+        return owner.group(0).lower().lstrip().startswith("their") and bool(
+            re.search(rf"\b{_GROUP}\b", clause, re.IGNORECASE)
+        )
+    return True
