@@ -418,6 +418,14 @@ WORK_OBJECT_PAIRS = [
         "Team fit: she is religious and may not fit the team's social life.",
     ),
     (
+        "Midwifery: led the maternity team's move to continuity of carer.",
+        "Availability: she needs disability support at work, so adjustments are due.",
+    ),
+    (
+        "Youth work: runs a weekly group for LGBTQ+ members aged 16-25.",
+        "Youth work: she is a lesbian herself and runs the group well.",
+    ),
+    (
         "Qualifications: OISC level two in immigration and asylum from the clinic.",
         "Right to work: her own visa runs out next year, so she would need sponsorship.",
     ),

@@ -128,7 +128,7 @@ _MODIFIED = re.compile(
     # the term, up to three more describing words (a list allowed), maybe "... for/of the",
     # then the group: "trans and non-binary young people", "asylum status questions of refugee
     # families", "same-sex and single-parent foster carers", "a Somali women's group"
-    rf"(?:'s|'|’s)?(?:(?:\s*,|\s+(?:and|or|&))?[\s/-]+{_WORD}){{0,3}}?"
+    rf"\+?(?:'s|'|’s)?(?:(?:\s*,|\s+(?:and|or|&))?[\s/-]+{_WORD}){{0,3}}?"
     rf"(?:\s+(?:of|for|among)\s+(?:the\s+|their\s+|our\s+)?(?:{_WORD}\s+){{0,2}}?|[\s/-]+)"
     rf"(?:{_GROUP}|{_COLLECTIVE}|{_OF_WORK}\s+{_WORD})\b",
     re.IGNORECASE,
@@ -164,11 +164,33 @@ _WORK_OBJECT = re.compile(
     r"\s+in)\s+(?:(?:the|a|local|its|their)\s+)*(?:[\w'-]+(?:,|\s+(?:and|or|&))?\s+){0,4}$",
     re.IGNORECASE,
 )
-# a named subject, or the term modifying a noun of the work's partnerships or teaching:
-# "Religious Studies", "mosque and synagogue partnerships", "Sikh temple visits"
+# a named subject, or the term modifying a unit or a noun of the work (a service with no
+# service noun): "Religious Studies", "mosque and synagogue partnerships", "the maternity team",
+# "breastfeeding support", "Sikh temple visits"
 _SUBJECT = re.compile(
-    rf"(?:(?:\s*,|\s+(?:and|or|&))?[\s/-]+{_WORD}){{0,3}}?[\s/-]+(?:studies|partnerships?"
-    r"|partners|links|visits|trips|outings|liaison|curriculum|syllabus|lessons?)\b",
+    rf"\+?(?:(?:\s*,|\s+(?:and|or|&))?[\s/-]+{_WORD}){{0,3}}?[\s/-]+(?:studies|partnerships?"
+    r"|partners|links|visits|trips|outings|liaison|curriculum|syllabus|lessons?|teams?|units?"
+    r"|wards?|support|pathways?|programmes?|programs?|projects?|networks?|hubs?|centres?"
+    r"|centers?|champions?|leads?|guidance|training|awareness|provision|screening|sessions?"
+    r"|rotas?|drop-ins?|helplines?|forums?)\b",
+    re.IGNORECASE,
+)
+# the candidate's own need or use of it: "her disability support", "she needs disability support"
+_TEAM = re.compile(
+    r"(?:teams?|units?|wards?|pathways?|programmes?|programs?|projects?|networks?|hubs?|centres?"
+    r"|centers?|curriculum|syllabus|lessons?|partnerships?|partners|studies)$",
+    re.IGNORECASE,
+)
+_OWN_NEED = re.compile(
+    r"\b(?:(?:her|his|my)\s+own|(?:she|he|they)\s+(?:will\s+|would\s+|may\s+)?(?:needs?"
+    r"|requires?|gets?|receives?|uses?|is\s+on|was\s+on|asked\s+for))\s+(?:(?:a|an|the|some"
+    r"|extra|more)\s+)?$",
+    re.IGNORECASE,
+)
+_OWN_USE = re.compile(
+    r"\b(?:(?:her|his|my)\s+(?:own\s+)?|(?:she|he|they)\s+(?:will\s+|would\s+|may\s+)?"
+    r"(?:needs?|requires?|gets?|receives?|uses?|has|had|is\s+on|was\s+on|asked\s+for)\s+"
+    r"(?:(?:a|an|the|some|extra|more)\s+)?)$",
     re.IGNORECASE,
 )
 _CANDIDATE_IS = re.compile(
@@ -204,8 +226,11 @@ _WINDOW = 90
 
 def about_a_group(text: str, start: int, end: int) -> bool | None:
     """Whether the term at ``text[start:end]`` is about a group of the work (True), about the
-    candidate named through that group (False: "... and so is she"), or neither (None)."""
+    candidate named through that group (False: "... and so is she") or their own use of a
+    service ("she needs disability support"), or neither (None)."""
     left = text[max(0, start - _WINDOW) : start]
+    if _SUBJECT.match(text, end) and _OWN_NEED.search(left):
+        return False
     group = _group_of_the_work(text, left, start, end)
     if not group:
         return None
@@ -220,8 +245,11 @@ def _group_of_the_work(text: str, left: str, start: int, end: int) -> bool:
     if _OWNER.match(text, start) and not text[start:end].lower().startswith("their"):
         return False  # "her wife", "his partner": the candidate's own
     clause = left[max((m.end() for m in _CLAUSE_EDGE.finditer(left)), default=0) :]
-    if _SAID_OF.search(clause) or _WORK_OBJECT.search(clause) or _SUBJECT.match(text, end):
+    if _SAID_OF.search(clause) or _WORK_OBJECT.search(clause):
         return True
+    unit = _SUBJECT.match(text, end)
+    if unit and (_TEAM.search(unit.group(0)) or not _OWN_USE.search(clause)):
+        return True  # "her maternity team" is the work, "her disability support" her own
     modified = _MODIFIED.match(text, end)
     phrase = text[start : modified.end()] if modified else text[start:end]
     if not modified and not _DENOTES.match(phrase):
