@@ -444,3 +444,15 @@ def test_the_group_rule_gives_the_same_answer_ungated() -> None:
     for work, candidate in GROUP_PAIRS + WORK_OBJECT_PAIRS:
         for text in (work, candidate):
             assert find_protected(text) == find_protected(text, gated=False)
+
+
+def test_the_names_describing_a_group_of_the_work_are_no_claims_about_the_resume() -> None:
+    resume = "Caseworker, Harbourside Clinic (2020-2024)\n- Advice for 60 refugees from Sudan.\n"
+    described = (
+        "Casework: she works with the Sudanese families at the clinic every week.",
+        "Casework: most of her clients are Eritrean or Sudanese, and she works well with them.",
+    )
+    for text in described:
+        assert rationale_flags(resume, "casework", 4, text) == [], text
+    claimed = "Casework: she also ran the clinic's Sudanese Welfare Fund at Harbourside."
+    assert "ungrounded" in rationale_flags(resume, "casework", 4, claimed)

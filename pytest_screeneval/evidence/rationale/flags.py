@@ -39,6 +39,7 @@ from pytest_screeneval.evidence.rationale.text import (
     sentence_spans,
     split_sentences,
 )
+from pytest_screeneval.evidence.rationale.work_context import group_descriptors
 
 __all__ = [
     "ALL_FLAGS",
@@ -140,7 +141,11 @@ def rationale_findings(
         quotes,
         score=score,
         criterion_words=_criterion_words(criterion),
-        not_claims=(*((match.start, match.end) for match in protected), *innocent),
+        not_claims=(
+            *((match.start, match.end) for match in protected),
+            *innocent,
+            *group_descriptors(plain),
+        ),
     )
     findings.extend(Finding(UNGROUNDED, problem) for problem in problems)
     return sorted(set(findings))

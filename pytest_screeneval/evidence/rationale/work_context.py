@@ -18,7 +18,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-__all__ = ["WorkContext", "about_a_group", "work_context"]
+__all__ = ["WorkContext", "about_a_group", "group_descriptors", "work_context"]
 
 
 @dataclass(frozen=True)
@@ -103,7 +103,7 @@ _GROUP = (
     r"|parents|mothers|fathers|couples|jobseekers|claimants|refugees|seekers|migrants"
     r"|pensioners|veterans|volunteers|callers|visitors|customers|travell?ers|trainees|attendees"
     r"|participants|offenders|victims|widows|widowers|converts|worshippers|believers|groups"
-    r"|communities|service\s+users|gypsies|muslims|christians|jews|hindus|sikhs|buddhists)"
+    r"|communities|service\s+users|speakers|gypsies|muslims|christians|jews|hindus|sikhs|buddhists)"
 )
 # singular nouns that name a group, or a person of the work used as a modifier ("carer
 # recruitment", "patient panel")
@@ -266,3 +266,21 @@ def _group_of_the_work(text: str, left: str, start: int, end: int) -> bool:
             re.search(rf"\b{_GROUP}\b", clause, re.IGNORECASE)
         )
     return True
+
+
+# a capitalised word shaped like a people's name ("Sudanese", "Eritrean", "Bengali", "Polish") or
+# a colour said of people: in a group of the work it describes the clients, it claims nothing
+_DESCRIPTOR = re.compile(
+    r"\b(?:[A-Z][a-z]+(?:ese|ian|ean|an|ish|i|ic)|Black|White|Brown)\b(?!['’]s\b)"
+)
+
+
+def group_descriptors(text: str) -> list[tuple[int, int]]:
+    """The spans of people's-name words that describe a group of the work ("Sudanese families",
+    "clients are mostly Eritrean or Afghan"): no claims about the resume."""
+    spans: list[tuple[int, int]] = []
+    for match in _DESCRIPTOR.finditer(text):
+        start, end = match.span()
+        if about_a_group(text, start, end) is not None:  # the work, or the candidate via it
+            spans.append((start, end))
+    return spans
