@@ -6,6 +6,7 @@ Run from the repository root::
     python benchmarks/rationale_quality.py --misses   # also every dev entry the code gets wrong
     python benchmarks/rationale_quality.py --misses --split held-out   # (after tuning only)
     python benchmarks/rationale_quality.py --misses --dev-only   # while tuning: no held-out table
+    python benchmarks/rationale_quality.py --resumes r52-r58   # also those resumes' own tables
 
 The corpus is ``tests/data/rationale_corpus/``: invented resumes and rationales, each with the
 flags a careful compliance reviewer gives it, split by resume into a development part (tuned on)
@@ -194,7 +195,22 @@ def _corpus_flags(entry: corpus.CorpusEntry) -> frozenset[str]:
     )
 
 
-def _corpus_report(show_misses: str | None, dev_only: bool = False) -> list[corpus.CorpusEntry]:
+def _resume_ids(text: str) -> frozenset[str]:
+    """``r52,r54`` or ``r44-r50`` (a range of numbers, ends included), or both, comma-separated."""
+    ids: set[str] = set()
+    for part in filter(None, (piece.strip() for piece in text.split(","))):
+        low, _, high = part.partition("-")
+        if not high:
+            ids.add(low)
+            continue
+        first, last = int(low.lstrip("r")), int(high.lstrip("r"))
+        ids.update(f"r{number:02d}" for number in range(first, last + 1))
+    return frozenset(ids)
+
+
+def _corpus_report(
+    show_misses: str | None, dev_only: bool = False, only: frozenset[str] = frozenset()
+) -> list[corpus.CorpusEntry]:
     entries = corpus.load_corpus(CORPUS, ALL_FLAGS)
     got = {e.id: _corpus_flags(e) for e in entries}
     for split, title in (
@@ -209,6 +225,12 @@ def _corpus_report(show_misses: str | None, dev_only: bool = False) -> list[corp
         scores = corpus.score_flags(part, ALL_FLAGS, got)
         print(_corpus_table(f"{title}, {resumes} resumes", scores, len(part)))
         print()
+        chosen = [e for e in part if e.resume_id in only]
+        if chosen:
+            names = ", ".join(sorted({e.resume_id for e in chosen}))
+            chosen_scores = corpus.score_flags(chosen, ALL_FLAGS, got)
+            print(_corpus_table(f"{title}, only {names}", chosen_scores, len(chosen)))
+            print()
         if show_misses != split:
             continue
         by_id = {e.id: e for e in part}
@@ -236,11 +258,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="print no held-out figures (for tuning runs, so the held-out part stays unseen)",
     )
+    parser.add_argument(
+        "--resumes",
+        default="",
+        help="also print each part's table over these resumes alone: r52,r54 or r44-r50",
+    )
     parser.add_argument("--seconds", type=float, default=2.0, help="how long to time (s)")
     args = parser.parse_args(argv)
     if args.dev_only and args.split != corpus.DEV:
         parser.error("--dev-only lists dev misses only")
-    corpus_entries = _corpus_report(args.split if args.misses else None, args.dev_only)
+    try:
+        resumes = _resume_ids(args.resumes)
+    except ValueError:
+        parser.error(f"--resumes: {args.resumes!r} is not like r52,r54 or r44-r50")
+    corpus_entries = _corpus_report(args.split if args.misses else None, args.dev_only, resumes)
     entries = load_entries()
     scores, got = score_flags(entries)
     print("OLDER SET (tests/data/rationales.yaml, tuned on in full)")
