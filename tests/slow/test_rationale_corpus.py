@@ -145,16 +145,16 @@ def test_a_resume_id_outside_the_rule_and_a_folder_without_the_rule_are_refused(
         load_corpus(tmp_path, ALL_FLAGS)
 
 
-# Floors under the figures measured on the corpus (the held-out part measured three times, see
+# Floors under the figures measured on the corpus (the held-out part measured four times, see
 # the commit history): a change that loses precision or recall on either part fails here.
-# Held-out, third look (r02-r50, with the new r44-r50 roles whose field is a protected domain):
-# protected 0.889 / 0.985, ungrounded 0.917 / 0.922. Dev: protected 1.000 / 0.992, ungrounded
-# 0.994 / 0.971. The targets on held-out are protected precision >= 0.95 (not met: the new
-# held-out roles' own vocabularies of faith, age, orientation and language are still read as
-# the candidate's) and recall >= 0.85, ungrounded >= 0.90 and >= 0.80.
+# Held-out, fourth look (r02-r58; r52-r58 never seen before, new fields that are protected
+# domains): protected 0.969 / 0.957, ungrounded 0.874 / 0.913; r52-r58 alone protected 0.871 /
+# 0.871, ungrounded 0.565 / 0.812. Dev (r01-r59): protected 1.000 / 0.994, ungrounded 0.968 /
+# 0.957. Targets on held-out: protected >= 0.95 and >= 0.85 (met on the whole part, not on the
+# never-seen r52-r58 alone), ungrounded >= 0.90 (not met) and >= 0.80.
 FLOORS = {
-    (HELD_OUT, PROTECTED_ATTRIBUTE): (0.88, 0.98),
-    (HELD_OUT, UNGROUNDED): (0.91, 0.92),
+    (HELD_OUT, PROTECTED_ATTRIBUTE): (0.96, 0.95),
+    (HELD_OUT, UNGROUNDED): (0.87, 0.91),
     (DEV, PROTECTED_ATTRIBUTE): (0.99, 0.99),
     (DEV, UNGROUNDED): (0.96, 0.95),
 }
