@@ -406,6 +406,15 @@ GROUP_PAIRS = [
         "Stakeholders: the board's trustees, many of them women, backed her plan.",
         "Stakeholders: she may struggle with the regional directors, who are all men.",
     ),
+    # kin with no owner named: the work's children, or the candidate's at home or had by her
+    (
+        "Family support: ran parent groups where children and parents played together weekly.",
+        "Availability: with two small children at home she may not cover the late shifts.",
+    ),
+    (
+        "Teaching: she has taught children aged five to seven at Fernhill Primary.",
+        "Reliability: she has got twins, so the early rota could be hard for her.",
+    ),
 ]
 
 WORK_OBJECT_PAIRS = [

@@ -265,7 +265,17 @@ def _group_of_the_work(text: str, left: str, start: int, end: int) -> bool:
         return owner.group(0).lower().lstrip().startswith("their") and bool(
             re.search(rf"\b{_GROUP}\b", clause, re.IGNORECASE)
         )
-    return True
+    # kin with no owner named, kept at home or had by the candidate ("with two small children
+    # at home she ...", "she has three kids"): hers, not a group; the term's own rules decide
+    hers = kin and not owner and (_AT_HOME.match(text, end) or _CANDIDATE_HAS.search(clause))
+    return not hers
+
+
+_AT_HOME = re.compile(r"\s+(?:[\w-]+\s+){0,2}?(?:at|back)\s+home\b", re.IGNORECASE)
+_CANDIDATE_HAS = re.compile(
+    r"\b(?:she|he|they)\s+(?:has|have|had|is\s+raising|raises)\s+(?:got\s+)?(?:[\w-]+\s+){0,3}$",
+    re.IGNORECASE,
+)
 
 
 # a capitalised word shaped like a people's name ("Sudanese", "Eritrean", "Bengali", "Polish") or
