@@ -198,3 +198,46 @@ def test_proportions_and_the_health_of_the_people_of_the_work(
 ) -> None:
     flags = rationale_flags(RESUME_WITH_APPEALS, "outcomes", 4, rationale)
     assert (UNGROUNDED in flags) is ungrounded, rationale
+
+
+SHORT_FORMS_RESUME = """\
+EXPERIENCE
+Housing Officer, Fenmoor Homes (2016-2021)
+- Council representative at the MARAC; managed 420 tenancies.
+- Acas-accredited workplace mediator.
+QUALIFICATIONS
+- PGCE Secondary Science; PGCert Clinical Leadership
+- LLB (Hons) Law; MChem Chemistry; BA (Hons) Social Policy
+"""
+
+
+@pytest.mark.parametrize(
+    "rationale",
+    [
+        "Safeguarding: sits on the Multi-Agency Risk Assessment Conference for the district.",
+        "Teaching: a Postgraduate Certificate in Education in secondary science.",
+        "Leadership: a Postgraduate Certificate in Clinical Leadership as well.",
+        "Mediation: accredited by the Advisory, Conciliation and Arbitration Service.",
+        "Qualifications: a law degree and a master's in chemistry, then a bachelor's.",
+        "Qualifications: an LLB and a BA in social policy from her university.",
+    ],
+)
+def test_a_name_or_degree_in_another_form_of_the_resumes_short_form_is_grounded(
+    rationale: str,
+) -> None:
+    flags = rationale_flags(SHORT_FORMS_RESUME, "qualifications", 4, rationale)
+    assert UNGROUNDED not in flags
+
+
+@pytest.mark.parametrize(
+    "rationale",
+    [
+        "Qualifications: an LLM in housing law on top of her degree.",
+        "Qualifications: an MA in social policy and the PGCE in science.",
+        "Qualifications: a Postgraduate Diploma in Clinical Leadership and the PGCE.",
+        "Safeguarding: chairs the Multi-Agency Public Protection Arrangements panel.",
+    ],
+)
+def test_a_degree_or_body_the_resume_does_not_give_is_still_a_claim(rationale: str) -> None:
+    flags = rationale_flags(SHORT_FORMS_RESUME, "qualifications", 4, rationale)
+    assert UNGROUNDED in flags

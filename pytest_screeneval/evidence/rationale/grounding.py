@@ -421,6 +421,8 @@ def _unsupported_terms(context: Context, criterion_words: frozenset[str]) -> lis
     for group, start, end in hits:
         if context.quoted.covers(start, end) or context.negated.covers(start, end):
             continue
+        if context.protected.covers(start, end):
+            continue  # part of a name spelled out for the resume's short form, or the like
         if all(lookup_key(word) in criterion_words for word in text[start:end].split()):
             continue  # "The python criterion scores 3": naming the criterion is not a claim
         master_verb = group == "master" and _MASTER_VERB.match(text[start:end])
@@ -438,7 +440,14 @@ def _unsupported_terms(context: Context, criterion_words: frozenset[str]) -> lis
             implied_by = lexicon.groups[group].implied_by
             grounded = group in facts.groups or bool(implied_by & facts.groups)
         said = text[start:end]
-        if not grounded and _is_acronym(said) and spelled_out(facts, said.rstrip("s")):
+        # two letters are the initials of too many word pairs ("Managed a" is no "MA")
+        short = len(said.rstrip("s")) < 3
+        if (
+            not grounded
+            and not short
+            and _is_acronym(said)
+            and spelled_out(facts, said.rstrip("s"))
+        ):
             grounded = True  # "CPA" for "cost per acquisition", "GKE" spelled out
         if not grounded:
             problems.append(f"not in the resume: {said!r}")

@@ -3,7 +3,12 @@
 - A name spelled out where the resume gives its initials: "Member of the Institution of Civil
   Engineers" for "MICE", "Scientist Training Programme" for "STP", "Health and Care Professions
   Council" for "HCPC". The initials of the capitalised words (small joining words such as "of",
-  "the", "and" left out) must spell an acronym the resume writes in capitals.
+  "the", "and" left out) must spell a short form the resume writes: an acronym in capitals, a
+  mixed-case one ("PGCert", "MChem") or, for a name of three words or more, a title-case one
+  ("Acas"). A word may give more than its initial: each capitalised part of a hyphenated word
+  ("Multi-Agency Risk Assessment Conference" for "MARAC"), the initial of the word after a
+  prefix such as "post" ("Postgraduate Certificate in Education" for "PGCE"), or its first
+  three letters or more ("Postgraduate Certificate" for "PGCert").
 - A nationality or demonym ("Romanian", "South Asian"): it says who someone is, not a product,
   employer or credential, so it is never a grounding claim; said of the candidate it is the
   protected-attribute flag's business ("being Filipino herself"), said of the people of the
@@ -27,10 +32,15 @@ from pytest_screeneval.evidence.rationale.protected import BUILTIN_FILE
 __all__ = ["not_claim_spans", "resume_acronyms"]
 
 _ACRONYM = re.compile(r"\b[A-Z]{2,6}\b")
-# A run of capitalised words, joined by spaces and, between them, small words or "&".
+# a short form in mixed case ("PGCert", "MChem", "NVQs") or title case ("Acas")
+_SHORT_FORM = re.compile(r"\b(?:[A-Z]{1,4}[a-z]{1,5}[A-Z]?[a-z]{0,3}|[A-Z][a-z]{2,4})\b")
+# A run of capitalised words, joined by spaces (or a comma) and, between them, small words or "&".
 _CAPITAL_RUN = re.compile(
-    r"\b[A-Z][\w'-]*(?:\s+(?:(?:of|the|and|for|in|on|&)\s+)*[A-Z][\w'-]*)+",
+    r"\b[A-Z][\w'-]*(?:,?\s+(?:(?:of|the|and|for|in|on|&)\s+)*[A-Z][\w'-]*)+",
 )
+# "Postgraduate" gives P and G: a prefix whose remainder is a word of its own
+_PREFIXES = ("post", "under", "multi", "inter", "trans", "super", "sub", "non", "co")
+_MIN_PREFIX = 3  # a word may give its first letters: "Cert" of "Certificate" in "PGCert"
 _CAPITAL_WORD = re.compile(r"\b[A-Z][\w'-]*")
 _TITLE_WORD = re.compile(r"\b[A-Z][a-z]+(?:-[A-Z]?[a-z]+)*\b")
 _LAW = re.compile(r"\b(?:[A-Z][a-z]+\s+){1,4}Act\b(?:\s+(?:19|20)\d\d\b)?")
@@ -41,6 +51,43 @@ _LONGEST_NAME = 8  # capitalised words in a spelled-out name, at most
 def resume_acronyms(input_text: str) -> frozenset[str]:
     """The resume's words in capitals, two to six letters ("MICE", "STP", "EWM")."""
     return frozenset(_ACRONYM.findall(input_text))
+
+
+@lru_cache(maxsize=512)
+def _short_forms(input_text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The resume's short forms, lower-cased: (acronyms and mixed-case ones, title-case ones)."""
+    mixed = {a.lower() for a in resume_acronyms(input_text)}
+    title: set[str] = set()
+    for word in _SHORT_FORM.findall(input_text):
+        capitals = sum(c.isupper() for c in word)
+        (mixed if capitals >= 2 else title).add(word.lower())
+    return frozenset(mixed), frozenset(title)
+
+
+@lru_cache(maxsize=8192)
+def _word_letters(word: str) -> tuple[str, ...]:
+    """What one word may give a short form: its initial, the initials of its capitalised
+    hyphen parts or of the word after a prefix, and its first three letters or more."""
+    lower = word.lower().rstrip("'s")
+    options = {lower[:1]}
+    parts = [p for p in word.split("-") if p[:1].isupper()]
+    if len(parts) > 1:
+        options.add("".join(p[0] for p in parts).lower())
+    for prefix in _PREFIXES:
+        if lower.startswith(prefix) and len(lower) - len(prefix) >= 4:
+            options.add(lower[0] + lower[len(prefix)])
+    options.update(lower[:n] for n in range(_MIN_PREFIX, len(lower) + 1))
+    return tuple(options)
+
+
+def _spells(form: str, words: tuple[str, ...]) -> bool:
+    """Whether the words, each giving one of its letter options in turn, spell ``form``."""
+    if not words:
+        return not form
+    return any(
+        form.startswith(option) and _spells(form[len(option) :], words[1:])
+        for option in _word_letters(words[0])
+    )
 
 
 @cache
@@ -72,9 +119,11 @@ def _demonym_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _spelled_acronyms(text: str, acronyms: frozenset[str]) -> list[tuple[int, int]]:
+def _spelled_acronyms(
+    text: str, acronyms: tuple[frozenset[str], frozenset[str]]
+) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
-    if not acronyms:
+    if not acronyms[0] and not acronyms[1]:
         return spans
     for run in _CAPITAL_RUN.finditer(text):
         # only words in title case spell initials: "S7 and Allen-Bradley PLCs" is not "SAP"
@@ -89,22 +138,28 @@ def _spelled_acronyms(text: str, acronyms: frozenset[str]) -> list[tuple[int, in
 
 
 def _initials_spelled(
-    words: list[re.Match[str]], acronyms: frozenset[str]
+    words: list[re.Match[str]], acronyms: tuple[frozenset[str], frozenset[str]]
 ) -> list[tuple[int, int]]:
-    """Each stretch of the words whose initials spell one of the acronyms."""
+    """Each stretch of the words that spells one of the resume's short forms."""
     if len(words) > _LONGEST_NAME:
         return []
-    return [
-        (words[first].start(), words[last].end())
-        for first in range(len(words) - 1)
-        for last in range(first + 1, len(words))
-        if "".join(w.group(0)[0] for w in words[first : last + 1]) in acronyms
-    ]
+    mixed, title = acronyms
+    spans: list[tuple[int, int]] = []
+    for first in range(len(words)):
+        for last in range(first, len(words)):
+            stretch = tuple(w.group(0) for w in words[first : last + 1])
+            forms = mixed if len(stretch) < 3 else mixed | title
+            initials = "".join(w[0] for w in stretch).lower()
+            if len(stretch) == 1 and "-" not in stretch[0]:
+                continue  # one plain word is itself, not a spelled-out name
+            if any(f[:1] == initials[:1] and _spells(f, stretch) for f in forms):
+                spans.append((words[first].start(), words[last].end()))
+    return spans
 
 
 def not_claim_spans(input_text: str, rationale: str) -> list[tuple[int, int]]:
     """Spans of the rationale whose capitalised words are no claims (see the module's doc)."""
-    spans = _spelled_acronyms(rationale, resume_acronyms(input_text))
+    spans = _spelled_acronyms(rationale, _short_forms(input_text))
     spans.extend(_demonym_spans(rationale))
     spans.extend(m.span() for m in _LAW.finditer(rationale))
     return spans
