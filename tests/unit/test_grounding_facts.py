@@ -241,3 +241,44 @@ def test_a_name_or_degree_in_another_form_of_the_resumes_short_form_is_grounded(
 def test_a_degree_or_body_the_resume_does_not_give_is_still_a_claim(rationale: str) -> None:
     flags = rationale_flags(SHORT_FORMS_RESUME, "qualifications", 4, rationale)
     assert UNGROUNDED in flags
+
+
+FIGURES_RESUME = """\
+EXPERIENCE
+Head of Science, Linthorpe Academy (2019-Present)
+- Leads a department of 11 teachers and 2 technicians.
+- Grade 4+ up from 58% to 71%; case length cut from 110 days to 64.
+- Approvals up from 9 to 21 a year; 3 labs refitted.
+Teacher, St Ebba's School (2012-2019)
+- Ran the STEM club for 60 pupils; 1,100 visits a year.
+"""
+
+
+@pytest.mark.parametrize(
+    "rationale",
+    [
+        "Leadership: leads thirteen staff, eleven teachers and two technicians.",
+        "Results: roughly seven in ten pupils now get a grade 4+ in science.",
+        "Casework: cut average case length by about 40%, from 110 to 64 days.",
+        "Recruitment: approvals more than doubled, from nine a year to twenty-one.",
+        "Enrichment: ran a STEM club of 60 pupils before joining Linthorpe Academy.",
+        "Enrichment: ran the STEM club for 60 pupils after leaving St Ebba's School.",
+        "Visits: over a thousand visits a year to the STEM club at St Ebba's.",
+    ],
+)
+def test_totals_shares_bounds_and_facts_placed_in_time_are_grounded(rationale: str) -> None:
+    assert UNGROUNDED not in rationale_flags(FIGURES_RESUME, "results", 4, rationale)
+
+
+@pytest.mark.parametrize(
+    "rationale",
+    [
+        "Leadership: leads fifteen staff, eleven teachers and two technicians.",
+        "Casework: case length cut from 110 days to 3 in her first year.",
+        "Casework: cut average case length by about 25%, from 110 to 64 days.",
+        "Visits: well over 2,000 visits a year to the STEM club at St Ebba's.",
+        "Enrichment: ran the STEM club for 60 pupils since joining Linthorpe Academy.",
+    ],
+)
+def test_a_changed_total_pair_or_bound_is_still_a_claim(rationale: str) -> None:
+    assert UNGROUNDED in rationale_flags(FIGURES_RESUME, "results", 4, rationale)

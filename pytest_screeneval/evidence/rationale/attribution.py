@@ -79,6 +79,14 @@ _TITLE_WORDS = frozenset(
 
 
 _AND = re.compile(r"\band\b", re.IGNORECASE)
+# "before joining Kestrel", "after leaving Greywater": the fact is placed in time against the
+# employer, not at it ("since joining X" still places it at X)
+_RELATIVE_TO = re.compile(
+    r"\b(?:before|prior\s+to|ahead\s+of|after|until|till)\s+(?:(?:her|his|their)\s+)?"
+    r"(?:joining|moving\s+to|move\s+to|starting\s+at|going\s+to|leaving|departure\s+from)"
+    r"\s+(?:the\s+)?(?-i:[A-Z][\w&'-]*\s+){0,3}$",
+    re.IGNORECASE,
+)
 
 
 @lru_cache(maxsize=512)
@@ -100,6 +108,8 @@ def _segments_naming(text: str, names: Sequence[str]) -> list[tuple[int, int, in
             for named in pattern.finditer(piece):
                 if named.group(0)[0].islower():
                     continue  # "a structures team" is no mention of Pellworth Structures
+                if _RELATIVE_TO.search(piece, 0, named.start()):
+                    continue  # "before joining Kestrel": not a fact at Kestrel
                 said = lookup_key(named.group(0))
                 for number, name in enumerate(names):
                     if name != said:

@@ -9,7 +9,7 @@ from functools import lru_cache
 from pytest_screeneval.evidence.rationale.claim_context import COMMON_WORDS, CONTENT_WORD, Context
 from pytest_screeneval.evidence.rationale.resume_facts import unit_stem
 
-__all__ = ["unsupported_changes"]
+__all__ = ["unsupported_changes", "unsupported_pairs"]
 
 # --------------------------------------------------------------------------------------------
 # Changes in words: "doubled throughput", "cut handle time by a third"
@@ -87,10 +87,13 @@ def unsupported_changes(context: Context) -> list[str]:
             continue  # the resume says it in words itself: "cut by half" for "halved"
         # what changed: the words around the claim ("halved p95 latency") must be on the line
         # whose figures bear it out, so a doubling of throughput does not ground halved latency
-        before = [unit_stem(w) for w in CONTENT_WORD.findall(text[:start].lower())]
+        bound_match = _AT_LEAST_BEFORE.search(text, max(0, start - 16), start)
+        bound = bool(bound_match)
+        # the subject comes before the bound: "approvals more than doubled"
+        said_from = bound_match.start() if bound_match else start
+        before = [unit_stem(w) for w in CONTENT_WORD.findall(text[:said_from].lower())]
         after = [unit_stem(w) for w in CONTENT_WORD.findall(text[end:].lower())]
         subject = {*before[-_SUBJECT_WORDS:], *after[:_SUBJECT_WORDS]} - COMMON_WORDS
-        bound = bool(_AT_LEAST_BEFORE.search(text, max(0, start - 16), start))
         if any(
             subject & words
             and any(
@@ -102,4 +105,41 @@ def unsupported_changes(context: Context) -> list[str]:
         ):
             continue
         problems.append(f"change not in the resume's figures: {match.group(0)!r}")
+    return problems
+
+
+# --------------------------------------------------------------------------------------------
+# A change in figures: "cut from 9 days to 3" needs 9 and 3 on one resume line
+# --------------------------------------------------------------------------------------------
+
+_FROM_TO = re.compile(
+    r"\bfrom\s+[£$€]?(\d[\d,]*(?:\.\d+)?)%?(?:\s+[a-z]+){0,2}\s+(?:to|->|→)\s+[£$€]?"
+    r"(\d[\d,]*(?:\.\d+)?)(?!\.?\d)",
+    re.IGNORECASE,
+)
+
+
+def _is_year(value: float) -> bool:
+    return value.is_integer() and 1950 <= value < 2050
+
+
+def unsupported_pairs(context: Context) -> list[str]:
+    """Each "from A to B" whose two figures the resume gives, but never on one line: one of
+    them was changed ("cut from 9 days to 3" for 9 -> 4, where 3 counts something else)."""
+    text, facts = context.text, context.facts
+    problems: list[str] = []
+    for match in _FROM_TO.finditer(text):
+        if context.quoted.covers(*match.span()) or context.negated.covers(*match.span()):
+            continue
+        a, b = (float(g.replace(",", "")) for g in match.groups())
+        if _is_year(a) or _is_year(b) or a == b:
+            continue
+        in_resume = [any(abs(v - x) < 1e-9 for x in facts.values) for v in (a, b)]
+        if not all(in_resume):
+            continue  # a figure the resume lacks is flagged as such
+        if not any(
+            any(abs(a - x) < 1e-9 for x in line) and any(abs(b - x) < 1e-9 for x in line)
+            for line in facts.line_values
+        ):
+            problems.append(f"change not in the resume's figures: {match.group(0)!r}")
     return problems

@@ -34,10 +34,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from itertools import pairwise
 
 from pytest_screeneval.evidence.rationale.attribution import misattributed
-from pytest_screeneval.evidence.rationale.changes import unsupported_changes
+from pytest_screeneval.evidence.rationale.changes import unsupported_changes, unsupported_pairs
 from pytest_screeneval.evidence.rationale.claim_context import Context, Mask
 from pytest_screeneval.evidence.rationale.name_forms import not_claim_spans
 from pytest_screeneval.evidence.rationale.quantities import (
@@ -186,6 +187,7 @@ def ungrounded_claims(
             problems.append(f"quote not in the resume: {quote!r}")
     problems.extend(_unsupported_numbers(context, score))
     problems.extend(unsupported_changes(context))
+    problems.extend(unsupported_pairs(context))
     problems.extend(_unsupported_terms(context, criterion_words))
     problems.extend(misattributed(context))
     return problems
@@ -246,6 +248,10 @@ _ANY_PEOPLE = frozenset(
     unit_stem(word) for word in ("staff", "people", "reports", "heads", "employees", "members")
 )
 _APPROX_TOLERANCE = 0.1  # "about 97%" for 97.1%, "roughly 1.1k" for 1,100
+_SHARE_POINTS = 3.0
+_PERCENT_AFTER = re.compile(r"\s*(?:%|per\s*cent\b|percent\b)", re.IGNORECASE)
+# a total given with its parts: "thirteen staff, eleven teachers and two technicians"
+_PARTS_REACH = 80
 _CHANGE_BEFORE = re.compile(
     r"\b(?:by|down|up|fell|dropped|rose|cut|gained|saved|improved|reduced|increased|decreased"
     r"|lower|higher|faster|fewer|more)\s+(?:\w+\s+)?$",
@@ -274,14 +280,20 @@ def _grounded_value(
 
     candidates = [r for r in facts.values if fits(r)]
     if _AT_LEAST_BEFORE.search(before) or _AT_LEAST_AFTER.match(text, end):
-        return any(v <= r <= 3 * v for v in values for r in candidates)
+        # a year is no count: "over 2,000 approaches" is not borne out by "(2016-2021)"
+        counts = [r for r in candidates if not (r.is_integer() and 1950 <= r < 2050)]
+        return any(v <= r <= 3 * v for v in values for r in counts)
     tolerance = _APPROX_TOLERANCE if _APPROX_BEFORE.search(before) else 0.0
     if any(same_value(v, r, tolerance) for v in values for r in candidates):
         return True
-    # "down by seventeen days" for 48 -> 31 days: a difference of two figures on one line
+    # "down by seventeen days" for 48 -> 31 days: a difference of two figures on one line;
+    # "cut by about 40%" for 110 -> 64 days: the share of the larger one it takes off
     if _CHANGE_BEFORE.search(before):
+        percent = bool(_PERCENT_AFTER.match(text, end))
+        points = _SHARE_POINTS if tolerance else 1.0  # "about 40%" for 110 -> 64 (41.8%)
         return any(
             same_value(v, abs(a - b))
+            or (percent and abs(v - 100 * abs(a - b) / max(a, b)) <= points)
             for v in values
             for line in facts.line_values
             for i, a in enumerate(line)
@@ -312,11 +324,14 @@ def _unsupported_numbers(context: Context, score: int) -> list[str]:
     for quantity in quantities(text):
         by_span.setdefault((quantity.start, quantity.end), []).append(quantity)
     proportions = _grounded_proportions(facts, text, by_span)
+    totals = _totals_with_parts(text, by_span)
     for (start, end), found in by_span.items():
         if context.quoted.covers(start, end) or context.negated.covers(start, end):
             continue
         if (start, end) in proportions:
             continue  # "three in four appeals won" for 31 of 40
+        if (start, end) in totals:
+            continue  # "five people, three apprentices and two improvers": its parts are checked
         if named.touches(start, end):
             continue  # part of a name the lexicon knows: "Google Analytics 4", "Unreal Engine 5"
         first = found[0]
@@ -350,6 +365,29 @@ def _unsupported_numbers(context: Context, score: int) -> list[str]:
     return problems
 
 
+def _totals_with_parts(
+    text: str, by_span: Mapping[tuple[int, int], Sequence[Quantity]]
+) -> set[tuple[int, int]]:
+    """The spans of numbers that the next two or more numbers of their sentence add up to, said
+    within a short reach ("leads 13 staff: 11 teachers and 2 technicians"); the parts are claims
+    of their own."""
+    spans = sorted(by_span)
+    found: set[tuple[int, int]] = set()
+    for i, (start, end) in enumerate(spans):
+        total = by_span[(start, end)][0].value
+        running = 0.0
+        for count, part in enumerate(spans[i + 1 :], start=1):
+            if part[0] - end > _PARTS_REACH or "." in text[end : part[0]]:
+                break
+            running += by_span[part][0].value
+            if count >= 2 and same_value(total, running):
+                found.add((start, end))
+                break
+            if running > total:
+                break
+    return found
+
+
 _PROPORTION_BETWEEN = re.compile(r"\s+(?:in|out\s+of)\s+(?:every\s+)?$", re.IGNORECASE)
 _PROPORTION_SLACK = 0.05  # "roughly three in four" for 31 of 40 (0.775)
 
@@ -371,10 +409,20 @@ def _grounded_proportions(
         ratio = part / whole
         hedged = _APPROX_BEFORE.search(text[max(0, first[0] - 24) : first[0]])
         slack = _PROPORTION_SLACK if hedged else 0.01
-        pairs = (a / b for line in facts.line_values for a in line for b in line if 0 < a < b)
+        pairs = [a / b for line in facts.line_values for a in line for b in line if 0 < a < b]
+        # "seven in ten" for 71%: a share the resume gives in per cent
+        pairs.extend(p / 100 for p in _percentages(facts.text))
         if any(abs(r - ratio) <= slack for r in pairs):
             found.update((first, second))
     return found
+
+
+@lru_cache(maxsize=512)
+def _percentages(resume: str) -> tuple[float, ...]:
+    return tuple(float(m.group(1)) for m in _PERCENT.finditer(resume) if float(m.group(1)) <= 100)
+
+
+_PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s*(?:%|per\s*cent\b)", re.IGNORECASE)
 
 
 def _sentence_initial(text: str, start: int, sentence_starts: frozenset[int]) -> bool:
