@@ -145,18 +145,20 @@ def test_a_resume_id_outside_the_rule_and_a_folder_without_the_rule_are_refused(
         load_corpus(tmp_path, ALL_FLAGS)
 
 
-# Floors under the figures measured on the corpus (the held-out part measured four times, see
+# Floors under the figures measured on the corpus (the held-out part measured five times, see
 # the commit history): a change that loses precision or recall on either part fails here.
-# Held-out, fourth look (r02-r58; r52-r58 never seen before, new fields that are protected
-# domains): protected 0.969 / 0.957, ungrounded 0.874 / 0.913; r52-r58 alone protected 0.871 /
-# 0.871, ungrounded 0.565 / 0.812. Dev (r01-r59): protected 1.000 / 0.994, ungrounded 0.968 /
-# 0.957. Targets on held-out: protected >= 0.95 and >= 0.85 (met on the whole part, not on the
-# never-seen r52-r58 alone), ungrounded >= 0.90 (not met) and >= 0.80.
+# Held-out, fifth look (r02-r66; r60-r66 never seen before, mostly fields that are not protected
+# domains, with many grounding examples): protected 0.965 / 0.960, ungrounded 0.888 / 0.880;
+# r60-r66 alone protected 0.889 / 0.800, ungrounded 0.857 / 0.706; r44-r58 protected 0.923 /
+# 0.923, ungrounded 0.707 / 0.853; r02-r42 protected 1.000 / 1.000, ungrounded 0.945 / 0.926.
+# Dev (r01-r67): protected 0.988 / 0.983, ungrounded 0.986 / 0.950. Targets on held-out:
+# protected >= 0.95 and >= 0.85 (met on the whole part, not on r60-r66 alone), ungrounded >=
+# 0.90 (not met) and >= 0.80 (met on the whole part, not on r60-r66 alone).
 FLOORS = {
     (HELD_OUT, PROTECTED_ATTRIBUTE): (0.96, 0.95),
-    (HELD_OUT, UNGROUNDED): (0.87, 0.91),
-    (DEV, PROTECTED_ATTRIBUTE): (0.99, 0.99),
-    (DEV, UNGROUNDED): (0.96, 0.95),
+    (HELD_OUT, UNGROUNDED): (0.88, 0.87),
+    (DEV, PROTECTED_ATTRIBUTE): (0.98, 0.98),
+    (DEV, UNGROUNDED): (0.98, 0.94),
 }
 
 
