@@ -465,3 +465,25 @@ def test_the_names_describing_a_group_of_the_work_are_no_claims_about_the_resume
         assert rationale_flags(resume, "casework", 4, text) == [], text
     claimed = "Casework: she also ran the clinic's Sudanese Welfare Fund at Harbourside."
     assert "ungrounded" in rationale_flags(resume, "casework", 4, claimed)
+
+
+def test_the_candidates_arrival_or_residence_said_with_a_place_name_is_protected() -> None:
+    resume = "Support Worker, Harbourside Clinic (2020-2024)\n- Advice for 60 families.\n"
+    mentions = (
+        "Team fit: she came to Britain from Eritrea herself, like many clients.",
+        "Team fit: lives on the Brookfold Park estate, close to the clinic.",
+        "Availability: lives in the Dunmore area, an hour from the office.",
+    )
+    for text in mentions:
+        assert find_protected(text), text
+    look_alikes = (
+        "Casework: the families she supports came to Britain from Syria and Sudan.",
+        "Casework: supports tenants living on the Marsh Lane estate in the city.",
+    )
+    for text in look_alikes:
+        assert find_protected(text) == [], text
+    # the named estate is a place the resume does not give: it stays a grounding claim
+    flags = rationale_flags(resume, "team_fit", 3, mentions[1])
+    assert flags == ["protected-attribute", "ungrounded"], flags
+    # the country in an arrival is the protected reference's own words
+    assert rationale_flags(resume, "team_fit", 3, mentions[0]) == ["protected-attribute"]

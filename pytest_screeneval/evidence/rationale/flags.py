@@ -142,7 +142,7 @@ def rationale_findings(
         score=score,
         criterion_words=_criterion_words(criterion),
         not_claims=(
-            *((match.start, match.end) for match in protected),
+            *(_own_words(match) for match in protected),
             *innocent,
             *group_descriptors(plain),
         ),
@@ -294,3 +294,17 @@ def _in_criterion_name(match: ProtectedMatch, spans: Sequence[tuple[int, int]], 
         elif start <= match.start < end and match.end <= end:
             return True
     return False
+
+
+# a named estate or area said of where the candidate lives is a place the resume must give too
+_NAMED_PLACE = re.compile(r"\b[A-Z0-9][\w-]*\s+(?:[A-Z0-9][\w-]*\s+){0,2}(?:estate|area|flats)\b")
+
+
+def _own_words(match: ProtectedMatch) -> tuple[int, int]:
+    """The span of a protected match that is no grounding claim: all of it, except a named
+    estate or area in a reference to where the candidate lives ("lives on the Larchfield
+    estate"), whose name stays a claim."""
+    if match.category != "postcode or neighbourhood":
+        return match.start, match.end
+    place = _NAMED_PLACE.search(match.text)
+    return match.start, match.start + (place.start() if place else len(match.text))
