@@ -282,3 +282,19 @@ def test_totals_shares_bounds_and_facts_placed_in_time_are_grounded(rationale: s
 )
 def test_a_changed_total_pair_or_bound_is_still_a_claim(rationale: str) -> None:
     assert UNGROUNDED in rationale_flags(FIGURES_RESUME, "results", 4, rationale)
+
+
+def test_a_fact_named_only_under_another_employer_is_misattributed_without_while() -> None:
+    resume = (
+        "Key Account Manager, Tessellate HR, Orrindale (2020-Present)\n"
+        "- Won the 3-year Harbridge Water contract.\n"
+        "Account Executive, Calder Reach Software, Orrindale (2015-2020)\n"
+        "- Renewed 26 public sector accounts.\n"
+    )
+    wrong = "Negotiation: the 3-year Harbridge Water contract she won at Calder Reach Software."
+    right = "Negotiation: the 3-year Harbridge Water contract she won at Tessellate HR."
+    assert "ungrounded" in rationale_flags(resume, "negotiation", 4, wrong)
+    assert rationale_flags(resume, "negotiation", 5, right) == []
+    # the town both jobs were in tells no job apart
+    town = "Retention: renewed 26 public sector accounts in Orrindale for years."
+    assert rationale_flags(resume, "retention", 5, town) == []

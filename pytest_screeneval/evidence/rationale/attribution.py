@@ -79,6 +79,9 @@ _TITLE_WORDS = frozenset(
 
 
 _AND = re.compile(r"\band\b", re.IGNORECASE)
+# a capitalised word after another word (the segment's first word may start a sentence)
+_AT_EMPLOYER = re.compile(r"\b(?:at|for|with)\s+(?:the\s+)?(?-i:[A-Z])")
+_PROPER = re.compile(r"(?<=\w\s)(?-i:[A-Z][a-z][\w'-]+)")
 # "before joining Kestrel", "after leaving Greywater": the fact is placed in time against the
 # employer, not at it ("since joining X" still places it at X)
 _RELATIVE_TO = re.compile(
@@ -132,10 +135,20 @@ def misattributed(context: Context) -> list[str]:
         return []
     names: list[str] = []
     owners: list[int] = []
+    # a name word two sections share (the town both jobs were in: "Account Executive, Calder
+    # Reach, Orrindale" and "Key Account Manager, Tessellate HR, Orrindale") tells no job apart
+    counts: dict[str, int] = {}
+    for section in sections:
+        for key in {lookup_key(name) for name in section.names}:
+            counts[key] = counts.get(key, 0) + 1
     for number, section in enumerate(sections):
         for name in section.names:
-            names.append(lookup_key(name))
-            owners.append(number)
+            key = lookup_key(name)
+            if counts[key] == 1:
+                names.append(key)
+                owners.append(number)
+    if not names:
+        return []
     by_segment: dict[tuple[int, int], set[int]] = {}
     for start, end, index in _segments_naming(text, names):
         by_segment.setdefault((start, end), set()).add(owners[index])
@@ -170,6 +183,15 @@ def misattributed(context: Context) -> list[str]:
         foreign = {
             w
             for w in words
+            if any(w in s.words for s in others) and not any(w in s.words for s in scope)
+        }
+        # a name that only another job's lines give ("the Harbridge Water contract she won at
+        # Calder Reach" when Harbridge Water sits under Tessellate)
+        at = _AT_EMPLOYER.search(piece)
+        proper = {lookup_key(w) for w in _PROPER.findall(piece, 0, at.start() if at else 0)}
+        foreign |= {
+            w
+            for w in proper
             if any(w in s.words for s in others) and not any(w in s.words for s in scope)
         }
         # another job's title given to this employer ("maths lead at Brookhill")
