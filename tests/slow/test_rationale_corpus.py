@@ -145,20 +145,19 @@ def test_a_resume_id_outside_the_rule_and_a_folder_without_the_rule_are_refused(
         load_corpus(tmp_path, ALL_FLAGS)
 
 
-# Floors under the figures measured on the corpus (the held-out part measured five times, see
+# Floors under the figures measured on the corpus (the held-out part measured six times, see
 # the commit history): a change that loses precision or recall on either part fails here.
-# Held-out, fifth look (r02-r66; r60-r66 never seen before, mostly fields that are not protected
-# domains, with many grounding examples): protected 0.965 / 0.960, ungrounded 0.888 / 0.880;
-# r60-r66 alone protected 0.889 / 0.800, ungrounded 0.857 / 0.706; r44-r58 protected 0.923 /
-# 0.923, ungrounded 0.707 / 0.853; r02-r42 protected 1.000 / 1.000, ungrounded 0.945 / 0.926.
-# Dev (r01-r67): protected 0.988 / 0.983, ungrounded 0.986 / 0.950. Targets on held-out:
-# protected >= 0.95 and >= 0.85 (met on the whole part, not on r60-r66 alone), ungrounded >=
-# 0.90 (not met) and >= 0.80 (met on the whole part, not on r60-r66 alone).
+# Held-out, sixth look (r02-r74; r68-r74 never seen before): protected 0.968 / 0.968, ungrounded
+# 0.866 / 0.876; r68-r74 alone protected 1.000 / 0.917, ungrounded 0.745 / 0.854; r44-r66
+# protected 0.921 / 0.933, ungrounded 0.779 / 0.779; r02-r42 protected 1.000 / 1.000, ungrounded
+# 0.945 / 0.926. Dev (r01-r75): protected 0.978 / 0.989, ungrounded 0.976 / 0.947. Targets on
+# held-out: protected >= 0.95 and >= 0.85 (met on the whole part), ungrounded >= 0.90 (not met)
+# and >= 0.80 (met on the whole part, not on r44-r66 or r68-r74 precision alone).
 FLOORS = {
-    (HELD_OUT, PROTECTED_ATTRIBUTE): (0.96, 0.95),
-    (HELD_OUT, UNGROUNDED): (0.88, 0.87),
-    (DEV, PROTECTED_ATTRIBUTE): (0.98, 0.98),
-    (DEV, UNGROUNDED): (0.98, 0.94),
+    (HELD_OUT, PROTECTED_ATTRIBUTE): (0.96, 0.96),
+    (HELD_OUT, UNGROUNDED): (0.86, 0.87),
+    (DEV, PROTECTED_ATTRIBUTE): (0.97, 0.98),
+    (DEV, UNGROUNDED): (0.97, 0.94),
 }
 
 
