@@ -321,7 +321,12 @@ def test_findings_say_which_category_and_words() -> None:
 
 
 def test_gated_matching_finds_exactly_what_trying_every_term_finds() -> None:
+    from pytest_screeneval.evidence.rationale.corpus import load_corpus
+    from pytest_screeneval.evidence.rationale.flags import ALL_FLAGS
+
+    corpus = Path(__file__).resolve().parents[1] / "data" / "rationale_corpus"
     texts = [e.rationale for e in ENTRIES] + LOOK_ALIKES + [text for text, _ in PROTECTED]
+    texts += [e.rationale for e in load_corpus(corpus, ALL_FLAGS)]  # both parts: no tuning here
     for text in texts:
         assert find_protected(text) == find_protected(text, gated=False), text
 

@@ -487,3 +487,21 @@ def test_the_candidates_arrival_or_residence_said_with_a_place_name_is_protected
     assert flags == ["protected-attribute", "ungrounded"], flags
     # the country in an arrival is the protected reference's own words
     assert rationale_flags(resume, "team_fit", 3, mentions[0]) == ["protected-attribute"]
+
+
+@pytest.mark.parametrize(
+    ("fragment", "starts"),
+    [
+        ("(?:leaders?|engineers?)", ["leader", "engineer"]),  # an optional last letter left out
+        ("(?:m[ae]n|wom[ae]n)", ["man", "men", "woman", "women"]),  # a class spelled out
+        ("south\\s+african|sri\\s+lankan", ["south", "sri"]),
+        ("leader(?:s|ship)?|filipin[oa]", ["leader", "filipino", "filipina"]),  # a group ends it
+        ("(?:x|kids)", None),  # one letter to wait for: the term is tried on every text
+    ],
+)
+def test_a_fragment_gates_a_term_by_what_every_match_starts_with(
+    fragment: str, starts: list[str] | None
+) -> None:
+    from pytest_screeneval.evidence.rationale.protected import _literal_starts
+
+    assert _literal_starts(fragment) == starts

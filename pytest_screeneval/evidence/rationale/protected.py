@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -120,6 +120,8 @@ class ProtectedLexicon:
     # a thing of the work right before a term that is said of it: "TLS 1.0 disabled", "the old
     # Jenkins jobs retired"
     thing_before: re.Pattern[str] | None = None
+    # the terms each word lets through, filled as words are met (words repeat across texts)
+    word_terms: dict[str, tuple[int, ...]] = field(default_factory=dict, repr=False)
 
 
 @dataclass(frozen=True)
@@ -236,14 +238,26 @@ def _beside_a_person(text: str, start: int, end: int) -> bool:
 def _candidate_terms(lexicon: ProtectedLexicon, text: str) -> list[int]:
     """Indexes of the terms whose gate words occur in the text, in lexicon order."""
     chosen: set[int] = set(lexicon.ungated)
-    gates = lexicon.gates
-    longest = lexicon.longest_gate
+    known = lexicon.word_terms
     for word in set(_WORDS.findall(text.lower())):
-        for size in range(2, min(len(word), longest) + 1):
-            numbers = gates.get(word[:size])
-            if numbers:
-                chosen.update(numbers)
+        numbers = known.get(word)
+        if numbers is None:
+            if len(known) >= _MAX_KNOWN_WORDS:
+                known.clear()  # a bound on memory over a long run of varied texts
+            numbers = known[word] = _word_terms(lexicon, word)
+        chosen.update(numbers)
     return sorted(chosen)
+
+
+_MAX_KNOWN_WORDS = 100_000
+
+
+def _word_terms(lexicon: ProtectedLexicon, word: str) -> tuple[int, ...]:
+    """The terms a word lets through: those with a gate prefix the word starts with."""
+    gates, through = lexicon.gates, set[int]()
+    for size in range(2, min(len(word), lexicon.longest_gate) + 1):
+        through.update(gates.get(word[:size], ()))
+    return tuple(through)
 
 
 # --------------------------------------------------------------------------------------------
@@ -457,15 +471,26 @@ def _phrase_pattern(phrase: str) -> tuple[str, str | None]:
     # Every match holds one choice of each word: the gate is the word whose choices are the
     # rarest (the longest shortest choice), so "her|his|their partner is" waits for "partner".
     best: set[str] | None = None
+    fragment: str | None = None
     for word in phrase.lower().split():
         if word.startswith(("{", "(?:")):
+            fragment = fragment or (word if word.startswith("{") else None)
             continue
         prefixes = {_stable_prefix(choice) for choice in word.split("|")}
         if min(len(prefix) for prefix in prefixes) < 2:
             continue
         if best is None or min(map(len, prefixes)) >= min(map(len, best)):
             best = prefixes
+    if fragment is not None and (best is None or best <= _COMMON_WORDS):
+        return pattern, fragment  # "{demonyms} and so is she" waits for a demonym, not "and"
     return pattern, " ".join(sorted(best)) if best else None
+
+
+# words in almost every rationale: a gate of these alone would try its phrase on every text
+_COMMON_WORDS = frozenset(
+    "and the so is are was has have her his she he they their of to in on at an as for with"  # noqa: SIM905
+    " by it its".split()
+)
 
 
 def _keys(keys: frozenset[str]) -> str:
@@ -514,9 +539,10 @@ def _compile(
         try:
             compiled.append(_compile_term(term, categories, fragments))
             gate = term.get("gate")
-            if gate is None:
-                ungated.append(number)
-            for prefix in _gate_words(gate, fragments) if isinstance(gate, str) else ():
+            words = _gate_words(gate, fragments) if isinstance(gate, str) else None
+            if words is None:
+                ungated.append(number)  # no gate, or one no word can stand for: always tried
+            for prefix in words or ():
                 gates.setdefault(prefix, []).append(number)
         except ValueError as exc:
             raise _refused(source.where, line, str(exc)) from None
@@ -587,8 +613,10 @@ def _term_problem(term: Mapping[str, object], categories: Mapping[str, str]) -> 
     return None
 
 
-def _gate_words(gate: str, fragments: Mapping[str, str]) -> list[str]:
-    """The gate's words, a ``{fragment}`` standing for that fragment's words of 3+ letters."""
+def _gate_words(gate: str, fragments: Mapping[str, str]) -> list[str] | None:
+    """The gate's words, a ``{fragment}`` standing for the literal start of each of its
+    alternatives; None when an alternative has no start of two letters to wait for (the term is
+    then tried on every text, never missed)."""
     words: list[str] = []
     for word in gate.split():
         name = _PLACEHOLDER.fullmatch(word)
@@ -601,6 +629,60 @@ def _gate_words(gate: str, fragments: Mapping[str, str]) -> list[str]:
         elif name.group(1) not in fragments:
             raise ValueError(f"gate uses the unknown fragment {word}")
         else:
-            found = re.findall(r"[a-z]+", fragments[name.group(1)])
-            words.extend(w for w in found if len(w) >= 3)
+            starts = _literal_starts(fragments[name.group(1)])
+            if starts is None:
+                return None
+            words.extend(starts)
     return words
+
+
+def _literal_starts(fragment: str) -> list[str] | None:
+    """What every match of each alternative of a fragment starts with: its letters up to the
+    first pattern sign, a letter that a ``?`` makes optional left out ("leaders?" starts
+    "leader"), a one-letter class spelled out ("m[ae]n": "man", "men")."""
+    starts: list[str] = []
+    for alternative in _alternatives(fragment):
+        for spelled in _spelled_classes(alternative.strip()):
+            literal = re.match(r"[a-z0-9' ]*", spelled)
+            start = literal.group(0) if literal else ""
+            if spelled[len(start) : len(start) + 1] in ("?", "*"):
+                start = start[:-1]  # the last letter is optional
+            start = start.split(" ")[0].split("'")[0]
+            if len(start) < 2:
+                return None
+            starts.append(start)
+    return starts
+
+
+def _alternatives(pattern: str) -> list[str]:
+    """The top-level alternatives of a pattern, an outer ``(?:...)`` around all of it opened
+    (a group inside an alternative stays whole: its letters are no start of the alternative)."""
+    while pattern.startswith("(?:") and pattern.endswith(")") and _closes_at_end(pattern):
+        pattern = pattern[3:-1]
+    alternatives, depth, current = [], 0, ""
+    for char in pattern:
+        depth += (char == "(") - (char == ")")
+        if char == "|" and depth == 0:
+            alternatives.append(current)
+            current = ""
+        else:
+            current += char
+    return [*alternatives, current]
+
+
+def _closes_at_end(pattern: str) -> bool:
+    """Whether the group opening ``pattern`` closes at its last character."""
+    depth = 0
+    for position, char in enumerate(pattern):
+        depth += (char == "(") - (char == ")")
+        if depth == 0:
+            return position == len(pattern) - 1
+    return False
+
+
+def _spelled_classes(alternative: str) -> list[str]:
+    """The alternative with its first one-letter class spelled out each way (``m[ae]n``)."""
+    found = re.search(r"\[([a-z]+)\]", alternative)
+    if found is None:
+        return [alternative]
+    return [alternative[: found.start()] + c + alternative[found.end() :] for c in found.group(1)]
