@@ -10,6 +10,9 @@ from pytest_screeneval.evidence.rationale.flags import (
     rationale_findings,
     rationale_flags,
 )
+from pytest_screeneval.evidence.rationale.grounding import ungrounded_claims
+from pytest_screeneval.evidence.rationale.list_counts import counts_a_list
+from pytest_screeneval.evidence.rationale.places import place_spans
 from pytest_screeneval.evidence.rationale.quantities import quantities
 from pytest_screeneval.evidence.rationale.structured import plain_text
 
@@ -298,3 +301,38 @@ def test_a_fact_named_only_under_another_employer_is_misattributed_without_while
     # the town both jobs were in tells no job apart
     town = "Retention: renewed 26 public sector accounts in Orrindale for years."
     assert rationale_flags(resume, "retention", 5, town) == []
+
+
+# places and peoples (places.py, data/places.yaml)
+_DEPOT = "Depot Manager, Cinderford Coaches, Glasgow (2019-Present)\n- Manages 210 bus drivers.\n"
+
+
+def _place_problems(rationale: str) -> list[str]:
+    return ungrounded_claims(_DEPOT, rationale, (), score=4, criterion_words=frozenset())
+
+
+def test_places_the_people_of_the_work_come_from_are_no_claims() -> None:
+    assert _place_problems("His drivers came from Poland, Nigeria and India.") == []
+    assert _place_problems("Most passengers are from Eastern Europe and West Africa.") == []
+    assert _place_problems("Routes serve Irish Travellers and Romany Gypsies.") == []
+
+
+def test_a_place_said_of_the_candidates_own_work_is_still_a_claim() -> None:
+    assert _place_problems("Managed bus depots in Glasgow and Aberdeen.") != []
+
+
+def test_a_nation_holding_a_resume_place_and_its_peoples_name_are_grounded() -> None:
+    assert _place_problems("Ran bus operations in Scotland for years.") == []
+    assert place_spans(_DEPOT, "his Glaswegian accent") == [(4, 14)]
+    assert place_spans("Leeds (2019-Present)", "his Glaswegian accent") == []
+
+
+# counts of the resume's own lists (list_counts.py)
+_QUALIFIED = "QUALIFICATIONS\n- HNC Construction\n- SMSTS\n- CSCS Black Card\n- First Aid at Work\n"
+
+
+def test_a_count_of_a_resume_list_in_words_is_grounded_and_a_wrong_one_is_not() -> None:
+    assert counts_a_list(_QUALIFIED, 4, "four qualifications", 4)
+    assert counts_a_list(_QUALIFIED, 4, "four site qualifications", 4)
+    assert not counts_a_list(_QUALIFIED, 6, "six qualifications", 3)
+    assert not counts_a_list(_QUALIFIED, 4, "four engineers", 4)

@@ -40,6 +40,7 @@ from itertools import pairwise
 from pytest_screeneval.evidence.rationale.attribution import misattributed
 from pytest_screeneval.evidence.rationale.changes import unsupported_changes, unsupported_pairs
 from pytest_screeneval.evidence.rationale.claim_context import Context, Mask
+from pytest_screeneval.evidence.rationale.list_counts import counts_a_list
 from pytest_screeneval.evidence.rationale.name_forms import not_claim_spans
 from pytest_screeneval.evidence.rationale.quantities import (
     DURATION_AFTER,
@@ -361,6 +362,8 @@ def _unsupported_numbers(context: Context, score: int) -> list[str]:
             continue  # "scores 4", "a 4", "(4)", "Team leadership - 4", "data_analysis: 5"
         if _OUT_OF_AFTER.match(text, end) or _OUT_OF_BEFORE.search(before):
             continue  # the scale: "4 of 5", "4/5"
+        if counts_a_list(facts.text, first.value, text, end):
+            continue  # "four qualifications" for the four lines under QUALIFICATIONS
         problems.append(f"number not in the resume: {text[start:end]!r}")
     return problems
 

@@ -27,6 +27,7 @@ from functools import cache, lru_cache
 
 import yaml
 
+from pytest_screeneval.evidence.rationale.places import place_spans
 from pytest_screeneval.evidence.rationale.protected import BUILTIN_FILE
 
 __all__ = ["not_claim_spans", "resume_acronyms"]
@@ -162,4 +163,5 @@ def not_claim_spans(input_text: str, rationale: str) -> list[tuple[int, int]]:
     spans = _spelled_acronyms(rationale, _short_forms(input_text))
     spans.extend(_demonym_spans(rationale))
     spans.extend(m.span() for m in _LAW.finditer(rationale))
+    spans.extend(place_spans(input_text, rationale))
     return spans

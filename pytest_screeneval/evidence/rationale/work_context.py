@@ -18,7 +18,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-__all__ = ["WorkContext", "about_a_group", "group_descriptors", "work_context"]
+__all__ = ["GROUP_NOUNS", "WorkContext", "about_a_group", "group_descriptors", "work_context"]
 
 
 @dataclass(frozen=True)
@@ -105,6 +105,7 @@ _GROUP = (
     r"|participants|offenders|victims|widows|widowers|converts|worshippers|believers|groups"
     r"|communities|service\s+users|speakers|gypsies|muslims|christians|jews|hindus|sikhs|buddhists)"
 )
+GROUP_NOUNS = _GROUP  # for places.py: "families came from Syria"
 # singular nouns that name a group, or a person of the work used as a modifier ("carer
 # recruitment", "patient panel")
 _COLLECTIVE = r"(?:community|congregation|group|cohort|population|caseload|diaspora)"
