@@ -145,18 +145,19 @@ def test_a_resume_id_outside_the_rule_and_a_folder_without_the_rule_are_refused(
         load_corpus(tmp_path, ALL_FLAGS)
 
 
-# Floors under the figures measured on the corpus (the held-out part measured six times, see
+# Floors under the figures measured on the corpus (the held-out part measured seven times, see
 # the commit history): a change that loses precision or recall on either part fails here.
-# Held-out, sixth look (r02-r74; r68-r74 never seen before): protected 0.968 / 0.968, ungrounded
-# 0.866 / 0.876; r68-r74 alone protected 1.000 / 0.917, ungrounded 0.745 / 0.854; r44-r66
-# protected 0.921 / 0.933, ungrounded 0.779 / 0.779; r02-r42 protected 1.000 / 1.000, ungrounded
-# 0.945 / 0.926. Dev (r01-r75): protected 0.978 / 0.989, ungrounded 0.976 / 0.947. Targets on
-# held-out: protected >= 0.95 and >= 0.85 (met on the whole part), ungrounded >= 0.90 (not met)
-# and >= 0.80 (met on the whole part, not on r44-r66 or r68-r74 precision alone).
+# Held-out, seventh look (r02-r80; r76, r78, r80 never seen before), measured once with no code
+# change between the three runs: protected 0.958 / 0.958, ungrounded 0.914 / 0.889; r76-r80 alone
+# protected 0.714 / 0.714 (7 positives), ungrounded 0.968 / 1.000; r44-r74 protected 0.931 /
+# 0.931, ungrounded 0.854 / 0.807; r02-r42 protected 1.000 / 1.000, ungrounded 0.945 / 0.926.
+# Dev (r01-r81): protected 0.979 / 0.979, ungrounded 0.975 / 0.942. Targets on held-out:
+# protected >= 0.95 and >= 0.85 (met on the whole part, not on r76-r80 alone), ungrounded >= 0.90
+# (met on the whole part, not on r44-r74 alone) and >= 0.80 (met).
 FLOORS = {
-    (HELD_OUT, PROTECTED_ATTRIBUTE): (0.96, 0.96),
-    (HELD_OUT, UNGROUNDED): (0.86, 0.87),
-    (DEV, PROTECTED_ATTRIBUTE): (0.97, 0.98),
+    (HELD_OUT, PROTECTED_ATTRIBUTE): (0.95, 0.95),
+    (HELD_OUT, UNGROUNDED): (0.91, 0.88),
+    (DEV, PROTECTED_ATTRIBUTE): (0.97, 0.97),
     (DEV, UNGROUNDED): (0.97, 0.94),
 }
 
