@@ -7,7 +7,7 @@ import re
 from functools import lru_cache
 
 from pytest_screeneval.evidence.rationale.claim_context import COMMON_WORDS, CONTENT_WORD, Context
-from pytest_screeneval.evidence.rationale.resume_facts import unit_stem
+from pytest_screeneval.evidence.rationale.resume_facts import is_year, unit_stem
 
 __all__ = ["unsupported_changes", "unsupported_pairs"]
 
@@ -119,10 +119,6 @@ _FROM_TO = re.compile(
 )
 
 
-def _is_year(value: float) -> bool:
-    return value.is_integer() and 1950 <= value < 2050
-
-
 def unsupported_pairs(context: Context) -> list[str]:
     """Each "from A to B" whose two figures the resume gives, but never on one line: one of
     them was changed ("cut from 9 days to 3" for 9 -> 4, where 3 counts something else)."""
@@ -132,7 +128,7 @@ def unsupported_pairs(context: Context) -> list[str]:
         if context.quoted.covers(*match.span()) or context.negated.covers(*match.span()):
             continue
         a, b = (float(g.replace(",", "")) for g in match.groups())
-        if _is_year(a) or _is_year(b) or a == b:
+        if is_year(a) or is_year(b) or a == b:
             continue
         in_resume = [any(abs(v - x) < 1e-9 for x in facts.values) for v in (a, b)]
         if not all(in_resume):

@@ -55,6 +55,7 @@ from pytest_screeneval.evidence.rationale.resume_facts import (
     InputFacts,
     grounding_lexicon,
     input_facts,
+    is_year,
     lexicon_hits,
     lookup_key,
     number_key,
@@ -273,7 +274,7 @@ def _grounded_value(
         # "9 nurses and support workers"): the value alone decides
         unit = None
 
-    if all(value.is_integer() and 1950 <= value < 2050 for value in values):
+    if all(is_year(value) for value in values):
         unit = None  # a year: "a 2012 graduate" for "(2012)"
 
     def fits(resume_value: float) -> bool:
@@ -282,7 +283,7 @@ def _grounded_value(
     candidates = [r for r in facts.values if fits(r)]
     if _AT_LEAST_BEFORE.search(before) or _AT_LEAST_AFTER.match(text, end):
         # a year is no count: "over 2,000 approaches" is not borne out by "(2016-2021)"
-        counts = [r for r in candidates if not (r.is_integer() and 1950 <= r < 2050)]
+        counts = [r for r in candidates if not is_year(r)]
         return any(v <= r <= 3 * v for v in values for r in counts)
     tolerance = _APPROX_TOLERANCE if _APPROX_BEFORE.search(before) else 0.0
     if any(same_value(v, r, tolerance) for v in values for r in candidates):
@@ -403,6 +404,7 @@ def _grounded_proportions(
     a few points after an approximation ("roughly", "about")."""
     spans = sorted(by_span)
     found: set[tuple[int, int]] = set()
+    shares: list[float] | None = None  # the resume's, made once and only when needed
     for first, second in pairwise(spans):
         if not _PROPORTION_BETWEEN.search(text[first[1] : second[0]]):
             continue
@@ -412,10 +414,11 @@ def _grounded_proportions(
         ratio = part / whole
         hedged = _APPROX_BEFORE.search(text[max(0, first[0] - 24) : first[0]])
         slack = _PROPORTION_SLACK if hedged else 0.01
-        pairs = [a / b for line in facts.line_values for a in line for b in line if 0 < a < b]
-        # "seven in ten" for 71%: a share the resume gives in per cent
-        pairs.extend(p / 100 for p in _percentages(facts.text))
-        if any(abs(r - ratio) <= slack for r in pairs):
+        if shares is None:
+            shares = [a / b for line in facts.line_values for a in line for b in line if 0 < a < b]
+            # "seven in ten" for 71%: a share the resume gives in per cent
+            shares.extend(p / 100 for p in _percentages(facts.text))
+        if any(abs(r - ratio) <= slack for r in shares):
             found.update((first, second))
     return found
 

@@ -30,6 +30,7 @@ __all__ = [
     "Section",
     "grounding_lexicon",
     "input_facts",
+    "is_year",
     "lexicon_hits",
     "lookup_key",
     "number_key",
@@ -449,7 +450,7 @@ def input_facts(input_text: str, this_year: int | None = None) -> InputFacts:
     figured_lines = [
         (figures, line)
         for line in text.splitlines()
-        if len(figures := tuple(q.value for q in quantities(line) if not _is_year(q.value))) >= 2
+        if len(figures := tuple(q.value for q in quantities(line) if not is_year(q.value))) >= 2
     ]
     line_values = tuple(figures for figures, _ in figured_lines)
     words_by_line = tuple(
@@ -540,7 +541,8 @@ def words_after(text: str, end: int, count: int = 1) -> list[str]:
     return [unit_stem(match.group(1))][:count]
 
 
-def _is_year(value: float) -> bool:
+def is_year(value: float) -> bool:
+    """Whether a figure reads as a year ("(2016-2021)", "a 2012 graduate"), not a count."""
     return value.is_integer() and 1950 <= value < 2050
 
 
