@@ -280,18 +280,16 @@ def criterion_spans(criterion: str, text: str) -> list[tuple[int, int]]:
     return spans
 
 
-_LEAD_IN = re.compile(r"(?:(?:her|his|their|the|a|an)\s+)?", re.IGNORECASE)
+# a possessive or article before the name, which a match may include: "her maternity care"
+_LEAD_IN = re.compile(r"\b(?:her|his|their|the|a|an)\s+$", re.IGNORECASE)
 
 
 def _in_criterion_name(match: ProtectedMatch, spans: Sequence[tuple[int, int]], text: str) -> bool:
-    """Whether a protected match lies inside a use of the criterion's name, a possessive or
-    article before it allowed ("her maternity care experience")."""
+    """Whether a protected match lies inside a use of the criterion's name, with the word
+    before it if that is a possessive or article ("her maternity care experience")."""
     for start, end in spans:
-        if match.end <= end and match.start <= start:
-            lead = _LEAD_IN.fullmatch(text, match.start, start)
-            if lead is not None and match.end > start:
-                return True
-        elif start <= match.start < end and match.end <= end:
+        lead = _LEAD_IN.search(text, max(0, start - 8), start)
+        if (lead.start() if lead else start) <= match.start and start < match.end <= end:
             return True
     return False
 

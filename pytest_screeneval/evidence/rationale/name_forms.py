@@ -25,10 +25,8 @@ from __future__ import annotations
 import re
 from functools import cache, lru_cache
 
-import yaml
-
 from pytest_screeneval.evidence.rationale.places import place_spans
-from pytest_screeneval.evidence.rationale.protected import BUILTIN_FILE
+from pytest_screeneval.evidence.rationale.protected import builtin_fragment
 
 __all__ = ["not_claim_spans", "resume_acronyms"]
 
@@ -93,10 +91,7 @@ def _spells(form: str, words: tuple[str, ...]) -> bool:
 
 @cache
 def _demonyms() -> re.Pattern[str]:
-    data = yaml.safe_load(BUILTIN_FILE.read_text(encoding="utf-8"))
-    fragment = data["fragments"]["demonyms"]
-    words = "".join(fragment) if isinstance(fragment, list) else str(fragment)
-    return re.compile(rf"(?:{words})s?", re.IGNORECASE)
+    return re.compile(rf"(?:{builtin_fragment('demonyms')})s?", re.IGNORECASE)
 
 
 @lru_cache(maxsize=8192)

@@ -47,6 +47,7 @@ from pytest_screeneval.evidence.rationale.work_context import about_a_group, wor
 __all__ = [
     "ProtectedLexicon",
     "ProtectedMatch",
+    "builtin_fragment",
     "builtin_protected_terms",
     "find_protected",
     "load_protected_terms",
@@ -299,6 +300,11 @@ def load_protected_terms(path: Path, shown_as: str | None = None) -> ProtectedLe
 @cache
 def _builtin_source() -> _Source:
     return _read(BUILTIN_FILE, "the built-in protected terms")
+
+
+def builtin_fragment(name: str) -> str:
+    """A named piece of pattern of the built-in terms ("demonyms"), as the terms read it."""
+    return _builtin_source().fragments[name]
 
 
 # libyaml's parser when PyYAML has it (a seventh of the time); the constructor is the safe one
