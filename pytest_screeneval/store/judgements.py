@@ -144,6 +144,8 @@ def find_judgements(
     for key in dict.fromkeys(keys):
         by_question.setdefault(_question(key), []).append(key)
     texts = sorted({k.input_sha256 for k in keys})
+    # only this judge's verdicts (a run has one judge): not every past judge's of these resumes
+    judges = sorted({(k.judge_model, k.prompt_sha) for k in keys})
     found: dict[JudgementKey, JudgementRecord] = {}
     try:
         with store.engine.connect() as conn:
@@ -152,6 +154,7 @@ def find_judgements(
                     sa.select(table)
                     .where(
                         table.c.input_sha256.in_(texts[start : start + _IN_CHUNK]),
+                        sa.tuple_(table.c.judge_model, table.c.prompt_sha).in_(judges),
                         table.c.error.is_(None),
                     )
                     .order_by(table.c.id)

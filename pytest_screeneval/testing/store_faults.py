@@ -29,6 +29,7 @@ appended to ``<plan>.log`` (one line each), so a test can check that its fault r
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 import time
@@ -53,15 +54,7 @@ class FaultPlan:
     table: str = "eval_scores"  # the writes ``at`` counts and ``fail-nth`` fails
 
     def as_json(self) -> str:
-        return json.dumps(
-            {
-                "kind": self.kind,
-                "at": self.at,
-                "times": self.times,
-                "seconds": self.seconds,
-                "table": self.table,
-            }
-        )
+        return json.dumps(dataclasses.asdict(self))
 
 
 def write_plan(path: Path, plan: FaultPlan) -> None:
@@ -113,15 +106,15 @@ class _Injector:
         if plan.kind == "none":
             return
         lowered = statement.lstrip().lower()
-        is_score_write = lowered.startswith(f"insert into {plan.table.lower()} ")
+        counted = lowered.startswith(f"insert into {plan.table.lower()} ")  # the plan's table
         is_write = lowered.startswith(_WRITES)
         with self.lock:
-            if is_score_write:
+            if counted:
                 self.score_writes += 1
                 if self.score_writes == plan.at:
                     self.outage_started = time.monotonic()
             if plan.kind == "fail-nth":
-                if not is_score_write or self.outage_started is None:
+                if not counted or self.outage_started is None:
                     return
                 if plan.times is not None and self.failed_writes >= plan.times:
                     return
