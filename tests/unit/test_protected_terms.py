@@ -505,3 +505,39 @@ def test_a_fragment_gates_a_term_by_what_every_match_starts_with(
     from pytest_screeneval.evidence.rationale.protected import _literal_starts
 
     assert _literal_starts(fragment) == starts
+
+
+# Kinds the eighth round of new fields showed, each with its look-alike: a condition by its short
+# name, a possessive with a describing word before the condition, a residence given as a postcode
+# district, gendered descriptions, UK immigration status, observances by name, an accent with its
+# place, the things a trade works on after a term, and a discipline named after a device.
+@pytest.mark.parametrize(
+    ("innocent", "protected"),
+    [
+        ("A clinic where clients with MS get seating reviews.", "He has MS, so travel is hard."),
+        ("Set up MS Teams and SharePoint for the office.", "Back after recovering from ME."),
+        ("Audited the cooling condition monitoring.", "Her lung condition may limit site work."),
+        ("Treated elderly horses and pregnant mares.", "His kidney condition means time off."),
+        ("Replaced the ageing Sage 200 setup in a month.", "Her wrist injury, sadly, slows her."),
+        ("Catalogued the Hindu shrine paintings for loan.", "Lives in LS9, close to the office."),
+        ("Led the ageing engines overhaul at the base.", "Lives out in the CF3 area by the docks."),
+        ("Tenants living in B21 had their kitchens renewed.", "A very motherly way with trainees."),
+        ("Renewed the Ramadan menus for the canteen.", "She has pre-settled status, so check it."),
+        ("A BSc in prosthetics and orthotics.", "He wears a prosthetic leg, so ladders are out."),
+        ("Guided a Purim events programme for the museum.", "Needs Vesak off every year."),
+    ],
+)
+def test_the_new_field_kinds_are_found_beside_their_look_alikes(
+    innocent: str, protected: str
+) -> None:
+    assert find_protected(innocent) == [], find_protected(innocent)
+    assert find_protected(protected), protected
+
+
+def test_an_accent_with_its_place_and_a_postcode_district_are_read_as_one_reference() -> None:
+    resume = "Conservator, Quayside Trust, Leeds (2019-Present)\n- Surveyed 900 objects.\n"
+    accent = "Communication: her broad Tyneside accent might put visitors off."
+    assert rationale_flags(resume, "communication", 3, accent) == ["protected-attribute"]
+    # the district is a place the resume does not give: it stays a grounding claim
+    district = "Commute: lives in LS27, so the Leeds store is close."
+    assert rationale_flags(resume, "commute", 3, district) == ["protected-attribute", "ungrounded"]

@@ -202,12 +202,25 @@ def _innocent(lexicon: ProtectedLexicon, term: _Term, text: str, start: int, end
         return True
     if lexicon.thing_before is not None and lexicon.thing_before.search(window):
         return True
-    if not relation and lexicon.domain_after.match(text, end):
+    if not relation and _names_the_work(lexicon.domain_after.match(text, end)):
         return True
     their = text[start:end].lower().startswith("their ") or _THEIR_BEFORE.search(window)
     if their and _their_is_others(lexicon, text, start):
         return True
     return term.about_candidate and not _beside_a_person(text, start, end)
+
+
+def _names_the_work(domain: re.Match[str] | None) -> bool:
+    """Whether the words after a term end in a noun of the work it describes: its describing
+    words may be a list ("asylum, family reunion and visa appeals"), but a comma with no "and" or
+    "or" after it starts another clause ("his back injury, night shifts may be hard")."""
+    if domain is None:
+        return False
+    words = domain.group(0)
+    return "," not in words or _LIST_JOIN.search(words) is not None
+
+
+_LIST_JOIN = re.compile(r"\b(?:and|or)\b", re.IGNORECASE)
 
 
 def _their_is_others(lexicon: ProtectedLexicon, text: str, start: int) -> bool:
