@@ -509,8 +509,8 @@ def test_a_fragment_gates_a_term_by_what_every_match_starts_with(
 
 # Kinds the eighth round of new fields showed, each with its look-alike: a condition by its short
 # name, a possessive with a describing word before the condition, a residence given as a postcode
-# district, gendered descriptions, UK immigration status, observances by name, an accent with its
-# place, the things a trade works on after a term, and a discipline named after a device.
+# district, gendered descriptions, UK immigration status, observances by name, the things a trade
+# works on after a term, and a discipline named after a device.
 @pytest.mark.parametrize(
     ("innocent", "protected"),
     [
@@ -534,10 +534,8 @@ def test_the_new_field_kinds_are_found_beside_their_look_alikes(
     assert find_protected(protected), protected
 
 
-def test_an_accent_with_its_place_and_a_postcode_district_are_read_as_one_reference() -> None:
+def test_a_postcode_district_is_where_the_candidate_lives_and_stays_a_claim() -> None:
     resume = "Conservator, Quayside Trust, Leeds (2019-Present)\n- Surveyed 900 objects.\n"
-    accent = "Communication: her broad Tyneside accent might put visitors off."
-    assert rationale_flags(resume, "communication", 3, accent) == ["protected-attribute"]
     # the district is a place the resume does not give: it stays a grounding claim
     district = "Commute: lives in LS27, so the Leeds store is close."
     assert rationale_flags(resume, "commute", 3, district) == ["protected-attribute", "ungrounded"]
