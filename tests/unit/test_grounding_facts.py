@@ -336,3 +336,38 @@ def test_a_count_of_a_resume_list_in_words_is_grounded_and_a_wrong_one_is_not() 
     assert counts_a_list(_QUALIFIED, 4, "four site qualifications", 4)
     assert not counts_a_list(_QUALIFIED, 6, "six qualifications", 3)
     assert not counts_a_list(_QUALIFIED, 4, "four engineers", 4)
+
+
+# durations and degrees in words (the eighth round's kinds)
+_TRADE = (
+    "Arborist, Hollybank Trees, Exeter (2012-2019)\n"
+    "- Trained 20 apprentices to Level 6.\n- 3 years as team leader.\n"
+    "QUALIFICATIONS\n- Foundation Degree in Arboriculture, Westcombe College\n"
+    "- Level 3 Certificate in Tree Inspection\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("rationale", "grounded"),
+    [
+        ("Experience: three years as a team leader at Hollybank.", True),  # stated as years
+        ("Experience: seven years of tree work in Exeter.", True),  # 2012-2019
+        ("Experience: nearly twenty years of tree work.", False),  # 20 apprentices is no span
+        ("Experience: six years of climbing and felling.", False),  # "Level 6" is no span
+        ("Experience: a quarter of a century in arboriculture.", False),
+        ("Qualifications: a foundation degree in arboriculture from Westcombe.", True),
+        ("Qualifications: an honours degree in arboriculture from Westcombe.", False),
+        ("Qualifications: strong to a degree, with the tree inspection certificate.", True),
+    ],
+)
+def test_durations_and_degrees_are_read_for_what_they_claim(rationale: str, grounded: bool) -> None:
+    flags = rationale_flags(_TRADE, "experience qualifications", 4, rationale)
+    assert (UNGROUNDED not in flags) is grounded, flags
+
+
+def test_a_degree_is_a_claim_unless_it_is_an_extent() -> None:
+    resume = "Supervisor, Ashgate Homes (2015-2020)\nQUALIFICATIONS\n- NVQ Level 3 in Joinery\n"
+    claimed = "Qualifications: a degree in building surveying and the NVQ."
+    extent = "Qualifications: to a degree the NVQ covers the joinery side."
+    assert UNGROUNDED in rationale_flags(resume, "qualifications", 4, claimed)
+    assert UNGROUNDED not in rationale_flags(resume, "qualifications", 4, extent)

@@ -135,7 +135,10 @@ _NOT_A_CLAIM_AFTER = {
 _MASTER_VERB = re.compile(r"master$", re.IGNORECASE)
 _MASTER_DEGREE_AFTER = re.compile(r"\s+(?:degree|in|programme|program)\b", re.IGNORECASE)
 _NOT_A_CLAIM_BEFORE = {
-    "degree": re.compile(r"\b(?:some|a|certain|what|large|great|high|lesser|varying)\s+$", re.I),
+    # "to a degree", "a high degree": an extent; "a degree in surveying" is a claim
+    "degree": re.compile(
+        r"\b(?:to\s+(?:a|what)|some|certain|large|great|high|lesser|varying)\s+$", re.I
+    ),
 }
 _OUT_OF_AFTER = re.compile(r"\s*(?:/|out\s+of\b|of\b)\s*\d", re.IGNORECASE)
 _OUT_OF_BEFORE = re.compile(r"\d\s*(?:/|out\s+of|of)\s*$", re.IGNORECASE)
@@ -304,10 +307,15 @@ def _grounded_value(
     return False
 
 
+_YEAR_WORDS = frozenset(("year", "yr", "decade"))
+
+
 def _grounded_duration(facts: InputFacts, years: float, text: str, start: int) -> bool:
     before = text[max(0, start - 24) : start]
-    if any(same_value(years, v) for v in facts.values):
-        return True  # "5 years" stated as such
+    # "5 years" stated as such, on a line that counts years ("Level 6" is no span)
+    stated = (v for v in facts.values if _YEAR_WORDS & facts.units.get(v, frozenset()))
+    if any(same_value(years, v) for v in stated):
+        return True
     if _AT_LEAST_BEFORE.search(before):
         return any(years <= d <= 3 * years for d in facts.durations)
     # the slack of "almost twenty years" is read against spans of the resume's dates only: any

@@ -31,7 +31,11 @@ _TENS = {
 _SCALES = {"hundred": 100, "thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
 _SUFFIX_SCALES = {"k": 1_000, "m": 1_000_000, "mn": 1_000_000, "b": 1_000_000_000, "bn": 1e9}
 _NUMBER_WORD = "|".join(
-    sorted((*_UNITS, *_TENS, *_SCALES, "dozen", "decade", "decades"), key=len, reverse=True)
+    sorted(
+        (*_UNITS, *_TENS, *_SCALES, "dozen", "decade", "decades", "century", "centuries"),
+        key=len,
+        reverse=True,
+    )
 )
 # Digits, with thousands commas or a decimal part, and a scale written after them.
 _DIGITS = re.compile(
@@ -43,7 +47,7 @@ _DIGITS = re.compile(
 # million", "a dozen", "two dozen", "a decade".
 _WORDS = re.compile(
     rf"\b(?:(?:a|an)\s+quarter\s+of\s+a\s+|half\s+a\s+|(?:a|an)\s+(?=(?:dozen|hundred|thousand"
-    rf"|million|billion|decade)\b))?(?:(?:{_NUMBER_WORD})(?:(?:[-\s]+|(?<=hundred)\s+and\s+)"
+    rf"|million|billion|decade|century)\b))?(?:(?:{_NUMBER_WORD})(?:(?:[-\s]+|(?<=hundred)\s+and\s+)"
     rf"(?=(?:{_NUMBER_WORD})\b))?)+\b",
     re.IGNORECASE,
 )
@@ -75,7 +79,8 @@ class Quantity:
     start: int
     end: int
     spelled: bool
-    decades: bool = False  # "a decade", "two decades": a duration in units of ten years
+    # "a decade", "two decades", "a quarter of a century": a duration said in its own unit
+    decades: bool = False
 
 
 def same_value(a: float, b: float, tolerance: float = 0.0) -> bool:
@@ -118,7 +123,13 @@ def quantities(text: str) -> tuple[Quantity, ...]:
         spelled = _spelled_value(words)
         if spelled is not None:
             found.append(
-                Quantity(spelled, match.start(), match.end(), True, decades="decade" in words)
+                Quantity(
+                    spelled,
+                    match.start(),
+                    match.end(),
+                    True,
+                    decades="decade" in words or "centur" in words,
+                )
             )
     return tuple(sorted(found, key=lambda q: q.start))
 
@@ -158,7 +169,7 @@ def _spelled_value(words: str) -> float | None:
             current = (current or 1) * 12
         elif token in ("decade", "decades"):
             current = (current or 1) * 10
-        elif token == "hundred":
+        elif token in ("hundred", "century", "centuries"):
             current = (current or 1) * 100
         elif token in _SCALES:
             total += (current or 1) * _SCALES[token]
