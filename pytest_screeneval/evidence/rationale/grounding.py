@@ -42,6 +42,7 @@ from pytest_screeneval.evidence.rationale.changes import unsupported_changes, un
 from pytest_screeneval.evidence.rationale.claim_context import Context, Mask
 from pytest_screeneval.evidence.rationale.list_counts import counts_a_list
 from pytest_screeneval.evidence.rationale.name_forms import not_claim_spans
+from pytest_screeneval.evidence.rationale.pending import claimed_as_held
 from pytest_screeneval.evidence.rationale.quantities import (
     DURATION_AFTER,
     NOT_A_COUNT_AFTER,
@@ -195,6 +196,7 @@ def ungrounded_claims(
     problems.extend(unsupported_pairs(context))
     problems.extend(_unsupported_terms(context, criterion_words))
     problems.extend(misattributed(context))
+    problems.extend(claimed_as_held(context))  # a credential the resume has in progress
     return problems
 
 
