@@ -243,23 +243,32 @@ class RunLog:
 
     def _store_with_retries(self, rows: Sequence[ScoreRow]) -> StoreError | None:
         """Store the rows; the error that stopped it after the retries, or None."""
+        try:
+            self._retried(lambda: self.store.write_scores(rows))
+        except StoreError as exc:
+            return exc
+        return None
+
+    def _retried(self, write: Callable[[], object]) -> None:
+        """Every write of the run (its rows, its close): a store that cannot take it just now
+        (locked by another writer, a restart, a fail-over) is tried again with back-off for
+        ``retry_seconds``; a refusal of the write itself is raised at once."""
         # while the store is known to be down, one try: the retries were spent already
         budget = 0.0 if self._down is not None else self.retry_seconds
         deadline = time.monotonic() + budget
         delay = _FIRST_DELAY_S
         while True:
             try:
-                self.store.write_scores(rows)
+                write()
             except StoreUnavailable as exc:
                 if time.monotonic() + delay > deadline:
-                    return exc
+                    self._down = exc
+                    raise
                 self.sleep(delay)
                 delay = min(delay * 2, _LONGEST_DELAY_S)
-            except StoreError as exc:  # refused as it is: a retry would be refused again
-                return exc
             else:
                 self._down = None
-                return None
+                return
 
     def _spool_rows(self, rows: Sequence[ScoreRow], error: StoreError) -> str:
         """Keep the rows in the spool; the clause saying where they wait."""
@@ -319,8 +328,11 @@ class RunLog:
             self.flush(force=True)
         finally:
             served = ", ".join(sorted(served_models))
-            self.store.finish_run(
-                self.run_id, status=status, served_model=served or None, verdict=verdict
+            run_id = self.run_id
+            self._retried(
+                lambda: self.store.finish_run(
+                    run_id, status=status, served_model=served or None, verdict=verdict
+                )
             )
 
     def accept(self, *, by: str, note: str, force: bool) -> Acceptance:

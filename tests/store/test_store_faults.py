@@ -144,8 +144,10 @@ def assert_whole_after_recovery(
         FaultPlan("fail-nth", at=1, times=2),
         FaultPlan("disk-full", at=1, seconds=3.0),
         FaultPlan("drop", at=1, seconds=3.0),
+        # the run's close (its chain entry is written with it): retried like the rows
+        FaultPlan("fail-nth", at=2, times=2, table="eval_chain"),
     ],
-    ids=["1st-write-fails-twice", "disk-full-3s", "connection-dropped-3s"],
+    ids=["1st-write-fails-twice", "disk-full-3s", "connection-dropped-3s", "close-fails-twice"],
 )
 def test_a_fault_that_passes_is_retried_and_loses_nothing(
     project: pytest.Pytester, store_url: str, plan: FaultPlan
