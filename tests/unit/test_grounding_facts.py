@@ -371,3 +371,32 @@ def test_a_degree_is_a_claim_unless_it_is_an_extent() -> None:
     extent = "Qualifications: to a degree the NVQ covers the joinery side."
     assert UNGROUNDED in rationale_flags(resume, "qualifications", 4, claimed)
     assert UNGROUNDED not in rationale_flags(resume, "qualifications", 4, extent)
+
+
+_CREWS = (
+    "Tree Manager, Rowanlea Trees, Truro (2018-Present)\n"
+    "- Leads 2 crews: 7 climbers and 5 ground staff.\n"
+    "- Works with 13 subcontractors.\n"
+    "QUALIFICATIONS\n- LANTRA Tree Inspection\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("rationale", "grounded"),
+    [
+        ("Leadership: twelve staff across two crews at Rowanlea.", True),  # 7 + 5 on one line
+        ("Leadership: fourteen staff across two crews at Rowanlea.", False),
+        ("Qualifications: the Lantra tree inspection certificate.", True),
+        ("Delivery: works with around a dozen subcontractors.", True),
+        ("Delivery: works with a couple of dozen subcontractors.", False),
+    ],
+)
+def test_totals_of_a_line_a_credentials_certificate_and_a_couple_of_dozen(
+    rationale: str, grounded: bool
+) -> None:
+    flags = rationale_flags(_CREWS, "leadership qualifications delivery", 4, rationale)
+    assert (UNGROUNDED not in flags) is grounded, flags
+
+
+def test_a_couple_of_a_scale_is_twice_it() -> None:
+    assert [q.value for q in quantities("a couple of dozen, a couple of hundred")] == [24, 200]

@@ -274,6 +274,10 @@ def _grounded_value(
     a figure of requests, not of engineers) when the resume counts that unit at all."""
     before = text[max(0, start - 24) : start]
     unit = next(iter(words_after(text, end, 1)), None)
+    if unit in _ANY_PEOPLE and any(
+        same_value(v, t) for v in values for t in _line_totals(facts.text)
+    ):
+        return True  # "fifteen staff" for "9 climbers and 6 ground staff" on one resume line
     if unit is not None and (unit not in facts.unit_words or unit in _ANY_PEOPLE):
         # a unit the resume never counts, or one that counts any people ("nine staff" for
         # "9 nurses and support workers"): the value alone decides
@@ -290,7 +294,9 @@ def _grounded_value(
         # a year is no count: "over 2,000 approaches" is not borne out by "(2016-2021)"
         counts = [r for r in candidates if not is_year(r)]
         return any(v <= r <= 3 * v for v in values for r in counts)
-    tolerance = _APPROX_TOLERANCE if _APPROX_BEFORE.search(before) else 0.0
+    # "a couple of dozen" is itself an approximation
+    approximate = _APPROX_BEFORE.search(before) or text[start:end].lower().startswith("a couple")
+    tolerance = _APPROX_TOLERANCE if approximate else 0.0
     if any(same_value(v, r, tolerance) for v in values for r in candidates):
         return True
     # "down by seventeen days" for 48 -> 31 days: a difference of two figures on one line;
@@ -310,6 +316,27 @@ def _grounded_value(
 
 
 _YEAR_WORDS = frozenset(("year", "yr", "decade"))
+
+
+@lru_cache(maxsize=512)
+def _line_totals(resume: str) -> tuple[float, ...]:
+    """The sums of the counts a resume line lists together ("7 climbers and 5 ground staff":
+    12), each count joined to the next by "and", "plus" or a comma ("2 crews: 7 climbers ..."
+    is no list of 2 and 7)."""
+    totals: list[float] = []
+    for line in resume.splitlines():
+        found = [q for q in quantities(line) if not is_year(q.value)]
+        run = found[:1]
+        for previous, current in pairwise(found):
+            if _LIST_JOIN.fullmatch(line[previous.end : current.start]):
+                run.append(current)
+                totals.append(sum(q.value for q in run))
+            else:
+                run = [current]
+    return tuple(totals)
+
+
+_LIST_JOIN = re.compile(r"[^\d:;()]{0,40}?(?:,|\band\b|\bplus\b)\s*", re.IGNORECASE)
 
 
 def _grounded_duration(facts: InputFacts, years: float, text: str, start: int) -> bool:
@@ -470,6 +497,16 @@ def _graded(facts: InputFacts, acronym: str) -> bool:
     return any(grade + key in facts.words for grade in ("m", "f", "a", "am"))
 
 
+_NAME_BEFORE = re.compile(r"\b[A-Z][\w/-]*")
+_CREDENTIAL_REACH = 4  # words before "certificate" that may name its credential
+
+
+def _of_a_named_credential(facts: InputFacts, text: str, start: int) -> bool:
+    """Whether a name the resume gives stands within a few words before ``start``."""
+    words = text[max(0, start - 80) : start].split()[-_CREDENTIAL_REACH:]
+    return any(_word_in(facts, name) for name in _NAME_BEFORE.findall(" ".join(words)))
+
+
 def _is_acronym(word: str) -> bool:
     bare = word[:-1] if word.endswith("s") and word[:-1].isupper() else word
     return bare.isalpha() and bare.isupper() and 2 <= len(bare) <= 6
@@ -499,7 +536,9 @@ def _unsupported_terms(context: Context, criterion_words: frozenset[str]) -> lis
         if exception is not None and exception.search(text[max(0, start - 24) : start]):
             continue
         if group == "certification":
-            grounded = facts.has_certification
+            # "the SMSTS certificate", "the Lantra tree inspection certificate": the word of a
+            # credential the resume names, not a credential of its own
+            grounded = facts.has_certification or _of_a_named_credential(facts, text, start)
         else:
             implied_by = lexicon.groups[group].implied_by
             grounded = group in facts.groups or bool(implied_by & facts.groups)

@@ -44,9 +44,10 @@ _DIGITS = re.compile(
     re.IGNORECASE,
 )
 # A run of number words: "twenty-five", "four hundred", "a quarter of a million", "half a
-# million", "a dozen", "two dozen", "a decade".
+# million", "a dozen", "two dozen", "a couple of dozen", "a decade".
 _WORDS = re.compile(
-    rf"\b(?:(?:a|an)\s+quarter\s+of\s+a\s+|half\s+a\s+|(?:a|an)\s+(?=(?:dozen|hundred|thousand"
+    rf"\b(?:(?:a|an)\s+quarter\s+of\s+a\s+|half\s+a\s+"
+    rf"|a\s+couple\s+of\s+(?=(?:dozen|hundred|thousand|million)\b)|(?:a|an)\s+(?=(?:dozen|hundred|thousand"
     rf"|million|billion|decade|century)\b))?(?:(?:{_NUMBER_WORD})(?:(?:[-\s]+|(?<=hundred)\s+and\s+)"
     rf"(?=(?:{_NUMBER_WORD})\b))?)+\b",
     re.IGNORECASE,
@@ -154,6 +155,8 @@ def _spelled_value(words: str) -> float | None:
         fraction, words = 0.25, words.split(" of a ", 1)[1]
     elif words.startswith("half a "):
         fraction, words = 0.5, words[len("half a ") :]
+    elif words.startswith("a couple of "):
+        fraction, words = 2.0, words[len("a couple of ") :]  # "a couple of dozen": 24
     tokens = [t for t in re.split(r"[-\s]+", words) if t and t != "and"]
     if tokens and tokens[0] in ("a", "an"):
         tokens[0] = "one"
