@@ -400,3 +400,26 @@ def test_totals_of_a_line_a_credentials_certificate_and_a_couple_of_dozen(
 
 def test_a_couple_of_a_scale_is_twice_it() -> None:
     assert [q.value for q in quantities("a couple of dozen, a couple of hundred")] == [24, 200]
+
+
+_TWO_JOBS = (
+    "Lead Pilot, Port of Westerhaven, Hull (2018-2026)\n- Pilots 600 movements a year.\n"
+    "Chief Officer, Saltmere Shipping, Grimsby (2006-2018)\n- Ran a deck crew of 9.\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("rationale", "grounded"),
+    [
+        ("Experience: eight years as a pilot at Westerhaven, after twelve at sea.", True),
+        ("Experience: twenty years at sea and in pilotage combined, in two jobs.", True),
+        ("Experience: over a decade as chief officer at Saltmere Shipping.", True),
+        ("Experience: fifteen years as a pilot at Westerhaven so far.", False),
+        ("Experience: over a decade at Westerhaven as its lead pilot.", False),
+    ],
+)
+def test_a_duration_said_of_one_job_is_read_against_that_jobs_dates(
+    rationale: str, grounded: bool
+) -> None:
+    flags = rationale_flags(_TWO_JOBS, "experience", 4, rationale)
+    assert (UNGROUNDED not in flags) is grounded, flags

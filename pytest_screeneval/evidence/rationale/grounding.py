@@ -40,10 +40,14 @@ from itertools import pairwise
 from pytest_screeneval.evidence.rationale.attribution import misattributed
 from pytest_screeneval.evidence.rationale.changes import unsupported_changes, unsupported_pairs
 from pytest_screeneval.evidence.rationale.claim_context import Context, Mask
+from pytest_screeneval.evidence.rationale.durations import grounded_duration
 from pytest_screeneval.evidence.rationale.list_counts import counts_a_list
 from pytest_screeneval.evidence.rationale.name_forms import not_claim_spans
 from pytest_screeneval.evidence.rationale.pending import claimed_as_held
 from pytest_screeneval.evidence.rationale.quantities import (
+    APPROX_BEFORE,
+    APPROX_TOLERANCE,
+    AT_LEAST_BEFORE,
     DURATION_AFTER,
     NOT_A_COUNT_AFTER,
     Quantity,
@@ -239,22 +243,11 @@ def _missing_evidence(facts: InputFacts, evidence: Sequence[str]) -> list[str]:
     return [quote for quote in evidence if quote.strip() and not _quote_in(facts, quote)]
 
 
-_APPROX_BEFORE = re.compile(
-    r"(?:\b(?:about|around|roughly|approximately|approx|nearly|almost|some|circa|c|close\s+to"
-    r"|just\s+under|just\s+over|an\s+estimated)|~)\.?\s*[£$€]?\s*$",
-    re.IGNORECASE,
-)
-_AT_LEAST_BEFORE = re.compile(
-    r"\b(?:over|more\s+than|at\s+least|upwards\s+of|north\s+of|in\s+excess\s+of|well\s+over"
-    r"|beyond)\s*[£$€]?\s*$",
-    re.IGNORECASE,
-)
 _AT_LEAST_AFTER = re.compile(r"\s*\+", re.IGNORECASE)
 _LABEL_BEFORE = re.compile(r"(?:^|\n)[^\n]{1,40}[:=\-]\s*$")
 _ANY_PEOPLE = frozenset(
     unit_stem(word) for word in ("staff", "people", "reports", "heads", "employees", "members")
 )
-_APPROX_TOLERANCE = 0.1  # "about 97%" for 97.1%, "roughly 1.1k" for 1,100
 _SHARE_POINTS = 3.0
 _PERCENT_AFTER = re.compile(r"\s*(?:%|per\s*cent\b|percent\b)", re.IGNORECASE)
 # a total given with its parts: "thirteen staff, eleven teachers and two technicians"
@@ -290,13 +283,13 @@ def _grounded_value(
         return unit is None or unit in facts.units.get(resume_value, ())
 
     candidates = [r for r in facts.values if fits(r)]
-    if _AT_LEAST_BEFORE.search(before) or _AT_LEAST_AFTER.match(text, end):
+    if AT_LEAST_BEFORE.search(before) or _AT_LEAST_AFTER.match(text, end):
         # a year is no count: "over 2,000 approaches" is not borne out by "(2016-2021)"
         counts = [r for r in candidates if not is_year(r)]
         return any(v <= r <= 3 * v for v in values for r in counts)
     # "a couple of dozen" is itself an approximation
-    approximate = _APPROX_BEFORE.search(before) or text[start:end].lower().startswith("a couple")
-    tolerance = _APPROX_TOLERANCE if approximate else 0.0
+    approximate = APPROX_BEFORE.search(before) or text[start:end].lower().startswith("a couple")
+    tolerance = APPROX_TOLERANCE if approximate else 0.0
     if any(same_value(v, r, tolerance) for v in values for r in candidates):
         return True
     # "down by seventeen days" for 48 -> 31 days: a difference of two figures on one line;
@@ -313,9 +306,6 @@ def _grounded_value(
             for b in line[i + 1 :]
         )
     return False
-
-
-_YEAR_WORDS = frozenset(("year", "yr", "decade"))
 
 
 @lru_cache(maxsize=512)
@@ -337,20 +327,6 @@ def _line_totals(resume: str) -> tuple[float, ...]:
 
 
 _LIST_JOIN = re.compile(r"[^\d:;()]{0,40}?(?:,|\band\b|\bplus\b)\s*", re.IGNORECASE)
-
-
-def _grounded_duration(facts: InputFacts, years: float, text: str, start: int) -> bool:
-    before = text[max(0, start - 24) : start]
-    # "5 years" stated as such, on a line that counts years ("Level 6" is no span)
-    stated = (v for v in facts.values if _YEAR_WORDS & facts.units.get(v, frozenset()))
-    if any(same_value(years, v) for v in stated):
-        return True
-    if _AT_LEAST_BEFORE.search(before):
-        return any(years <= d <= 3 * years for d in facts.durations)
-    # the slack of "almost twenty years" is read against spans of the resume's dates only: any
-    # other figure near twenty (18%, 19 sites) says nothing about a career's length
-    slack = max(1.0, _APPROX_TOLERANCE * years) if _APPROX_BEFORE.search(before) else 0.0
-    return any(abs(d - years) <= slack + 1e-9 for d in facts.durations)
 
 
 def _unsupported_numbers(context: Context, score: int) -> list[str]:
@@ -385,7 +361,7 @@ def _unsupported_numbers(context: Context, score: int) -> list[str]:
         if first.spelled and not duration and not_a_count and not _POINTS_AFTER.match(text, end):
             continue
         if duration:
-            if _grounded_duration(facts, first.value, text, start):
+            if grounded_duration(facts, first.value, text, start, end):
                 continue
         elif _POINTS_AFTER.match(text, end):
             if any(number_key(f"{v:.1f}") in facts.differences for v in values):
@@ -449,7 +425,7 @@ def _grounded_proportions(
         if not 0 < part <= whole:
             continue
         ratio = part / whole
-        hedged = _APPROX_BEFORE.search(text[max(0, first[0] - 24) : first[0]])
+        hedged = APPROX_BEFORE.search(text[max(0, first[0] - 24) : first[0]])
         slack = _PROPORTION_SLACK if hedged else 0.01
         if shares is None:
             shares = [a / b for line in facts.line_values for a in line for b in line if 0 < a < b]

@@ -16,7 +16,16 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
 
-__all__ = ["DURATION_AFTER", "NOT_A_COUNT_AFTER", "Quantity", "quantities", "same_value"]
+__all__ = [
+    "APPROX_BEFORE",
+    "APPROX_TOLERANCE",
+    "AT_LEAST_BEFORE",
+    "DURATION_AFTER",
+    "NOT_A_COUNT_AFTER",
+    "Quantity",
+    "quantities",
+    "same_value",
+]
 
 _UNITS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -59,6 +68,20 @@ _POINT_WORDS = re.compile(
     rf"((?:{_DIGIT_WORD})(?:\s+(?:{_DIGIT_WORD}))*)\b(?:\s+(thousand|million|billion)\b)?",
     re.IGNORECASE,
 )
+
+# The words before a number that make it an approximation ("about 97%") or a lower bound
+# ("over 10,000"), and how far an approximation may be from the figure it stands for.
+APPROX_BEFORE = re.compile(
+    r"(?:\b(?:about|around|roughly|approximately|approx|nearly|almost|some|circa|c|close\s+to"
+    r"|just\s+under|just\s+over|an\s+estimated)|~)\.?\s*[£$€]?\s*$",
+    re.IGNORECASE,
+)
+AT_LEAST_BEFORE = re.compile(
+    r"\b(?:over|more\s+than|at\s+least|upwards\s+of|north\s+of|in\s+excess\s+of|well\s+over"
+    r"|beyond)\s*[£$€]?\s*$",
+    re.IGNORECASE,
+)
+APPROX_TOLERANCE = 0.1  # "about 97%" for 97.1%, "roughly 1.1k" for 1,100
 
 # A duration after a number: "5 years", "a decade"
 DURATION_AFTER = re.compile(r"\s*(?:\+\s*)?[- ]?(?:years?|yrs?|decades?)\b", re.IGNORECASE)

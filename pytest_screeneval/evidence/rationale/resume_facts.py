@@ -254,6 +254,9 @@ class Section:
     words: frozenset[str]  # lookup keys of every word in it
     values: frozenset[float]
     groups: frozenset[str]
+    # how long the job lasted, in years, from its heading's dates ("(2019-Present)": this year
+    # less 2019, give or take one); empty when the heading gives none
+    lengths: frozenset[int] = frozenset()
 
 
 def _words_and_groups(text: str, folded: str) -> tuple[set[str], set[str]]:
@@ -390,7 +393,23 @@ _GENERIC_NAME_WORDS = frozenset(
 )
 
 
-def _sections(text: str) -> tuple[Section, ...]:
+_JOB_DATES = re.compile(
+    r"\(\s*((?:19|20)\d\d)\s*[-\u2013]\s*((?:19|20)\d\d|present|current|now|date)\s*\)",
+    re.IGNORECASE,
+)
+
+
+def _job_lengths(heading_line: str, now: int) -> frozenset[int]:
+    dates = _JOB_DATES.search(heading_line)
+    if dates is None:
+        return frozenset()
+    first, last = int(dates.group(1)), dates.group(2)
+    if last.isdigit():
+        return frozenset({int(last) - first})
+    return frozenset(d for d in (now - first, now - first - 1) if d >= 0)
+
+
+def _sections(text: str, now: int) -> tuple[Section, ...]:
     """Each employer's heading and lines, up to the next heading or section title."""
     headings = list(_HEADING.finditer(text))
     titles = [m.start() for m in _SECTION_TITLE.finditer(text)]
@@ -411,7 +430,9 @@ def _sections(text: str) -> tuple[Section, ...]:
         values = frozenset(q.value for q in quantities(body))
         title_text = heading.group(0).split(",", 1)[0]
         title = frozenset(lookup_key(w) for w in _ALNUM_RUNS.findall(title_text))
-        sections.append(Section(names, title, frozenset(words), values, frozenset(groups)))
+        heading_line = text[start : text.find("\n", start) if "\n" in text[start:] else len(text)]
+        lengths = _job_lengths(heading_line, now)
+        sections.append(Section(names, title, frozenset(words), values, frozenset(groups), lengths))
     return tuple(sections)
 
 
@@ -469,7 +490,7 @@ def input_facts(input_text: str, this_year: int | None = None) -> InputFacts:
         values=frozenset(values),
         line_values=line_values,
         line_words=words_by_line,
-        sections=_sections(text),
+        sections=_sections(text, this_year or date.today().year),
         units={value: frozenset(words) for value, words in units.items()},
         unit_words=frozenset(word for words in units.values() for word in words),
     )
