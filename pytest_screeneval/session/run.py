@@ -231,23 +231,16 @@ class RunLog:
             self._last_flush = time.monotonic()
 
     def _write(self, rows: Sequence[ScoreRow], cases: set[str]) -> None:
-        error = self._store_with_retries(rows)
-        if error is None:
-            if self._spooled:
-                self._store_spooled()
-            return
-        self._down = error
-        where = self._spool_rows(rows, error)
-        for case_id in cases:
-            self._spooled_cases.setdefault(case_id, f"{error} {where}")
-
-    def _store_with_retries(self, rows: Sequence[ScoreRow]) -> StoreError | None:
-        """Store the rows; the error that stopped it after the retries, or None."""
         try:
             self._retried(lambda: self.store.write_scores(rows))
-        except StoreError as exc:
-            return exc
-        return None
+        except StoreError as error:
+            self._down = error  # a refusal too: later writes get one try each
+            where = self._spool_rows(rows, error)
+            for case_id in cases:
+                self._spooled_cases.setdefault(case_id, f"{error} {where}")
+            return
+        if self._spooled:
+            self._store_spooled()
 
     def _retried(self, write: Callable[[], object]) -> None:
         """Every write of the run (its rows, its close): a store that cannot take it just now
@@ -262,7 +255,7 @@ class RunLog:
                 write()
             except StoreUnavailable as exc:
                 if time.monotonic() + delay > deadline:
-                    self._down = exc
+                    self._down = exc  # later writes get one try each until one succeeds
                     raise
                 self.sleep(delay)
                 delay = min(delay * 2, _LONGEST_DELAY_S)

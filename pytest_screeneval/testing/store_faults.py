@@ -69,7 +69,7 @@ class _Injector:
         self.plan_path = plan_path
         self.log_path = plan_path.with_name(plan_path.name + ".log")
         self.lock = threading.Lock()
-        self.score_writes = 0
+        self.counted_writes = 0
         self.outage_started: float | None = None
         self.failed_writes = 0
 
@@ -110,8 +110,8 @@ class _Injector:
         is_write = lowered.startswith(_WRITES)
         with self.lock:
             if counted:
-                self.score_writes += 1
-                if self.score_writes == plan.at:
+                self.counted_writes += 1
+                if self.counted_writes == plan.at:
                     self.outage_started = time.monotonic()
             if plan.kind == "fail-nth":
                 if not counted or self.outage_started is None:
@@ -126,7 +126,7 @@ class _Injector:
                 fail = self._in_outage(plan)
             if not fail:
                 return
-            self._log(f"{plan.kind} {dialect} write {self.score_writes}: {lowered[:40]}")
+            self._log(f"{plan.kind} {dialect} write {self.counted_writes}: {lowered[:40]}")
         _raise(plan.kind, conn, dialect)
 
     def before_connect(self, dialect: str) -> None:
