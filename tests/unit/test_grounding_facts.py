@@ -426,10 +426,11 @@ def test_a_duration_said_of_one_job_is_read_against_that_jobs_dates(
 
 
 @pytest.mark.parametrize(
-    "stated", ["a two-year contract", "a 10-year asset plan", "a five-yr framework"]
+    "stated",
+    ["a two-year contract", "a 10-year asset plan", "a five-yr framework", "a two-year-plus deal"],
 )
 def test_a_duration_the_resume_states_in_a_joined_word_is_grounded(stated: str) -> None:
-    # a joined word counts years by its last part: the resume's own "two-year" grounds "two years"
+    # a joined word counts years by each of its parts: the resume's "two-year" grounds "two years"
     resume = f"Site Lead, Harrowgate Works (2020-2024)\n- Delivered {stated} on time.\n"
     number = stated.split()[1].split("-")[0]
     rationale = f"Delivery: delivered {stated} on time, the {number}-year commitment met in full."

@@ -64,9 +64,8 @@ def grounded_duration(facts: InputFacts, years: float, text: str, start: int, en
     """Whether a duration the rationale gives (``years``, at ``start``-``end``) is one the resume
     states or spans with its dates: of the one job it is said of, if it names one."""
     before = text[max(0, start - 24) : start]
-    # "5 years" stated as such, on a line that counts years ("Level 6" is no span); a joined
-    # word counts by its last part ("a two-year contract", "a 10-year plan")
-    stated = (v for v in facts.values if _counts_years(facts.units.get(v, frozenset())))
+    # "5 years" stated as such, on a line that counts years ("Level 6" is no span)
+    stated = (v for v in facts.values if _YEAR_WORDS & facts.units.get(v, frozenset()))
     if any(same_value(years, v) for v in stated):
         return True
     job = _job_lengths(facts, text, end)
@@ -74,10 +73,6 @@ def grounded_duration(facts: InputFacts, years: float, text: str, start: int, en
         # said of one job: that job's dates decide ("over a decade as lead chaplain at Wendmoor")
         return _fits_a_span(job, years, before)
     return _fits_a_span(facts.durations, years, before)
-
-
-def _counts_years(words: frozenset[str]) -> bool:
-    return any(word.rsplit("-", 1)[-1] in _YEAR_WORDS for word in words)
 
 
 def _fits_a_span(spans: frozenset[int], years: float, before: str) -> bool:

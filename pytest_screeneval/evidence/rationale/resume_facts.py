@@ -465,7 +465,13 @@ def input_facts(input_text: str, this_year: int | None = None) -> InputFacts:
     # unit can be looked for beside the figure
     units: dict[float, set[str]] = {}
     for line in text.splitlines():
-        line_words = {unit_stem(w) for w in _UNIT_WORD.findall(line)} - _NOT_UNITS
+        # a joined word is each of its parts too: "a two-year contract" counts years
+        line_words = {
+            unit_stem(part)
+            for word in _UNIT_WORD.findall(line)
+            for part in {word, *word.split("-")}
+            if part
+        } - _NOT_UNITS
         for quantity in quantities(line):
             units.setdefault(quantity.value, set()).update(line_words)
     figured_lines = [
