@@ -179,8 +179,13 @@ class RunRecords(StoreBase):
                 f"A run finishes as 'complete', 'partial' or 'interrupted', not {status!r} "
                 f"(run {run_id})."
             )
+        verdict_text = None if verdict is None else to_json(dict(verdict))
         with write_transaction(self.engine) as conn:
             current = self._run_status(conn, run_id, for_update=True)
+            if current == status and _closed_with(conn, run_id, served_model, verdict_text):
+                # The same close committed before, and its answer was lost on the way back (a
+                # network store): the writer's retry finds its own write, which is done once.
+                return
             if _is_accepted(conn, run_id):
                 raise StoreError(f"Run {run_id} is accepted as a baseline and cannot be changed.")
             if current != "running":
@@ -192,7 +197,7 @@ class RunRecords(StoreBase):
                     status=status,
                     finished_at=utc_now(),
                     served_model=served_model,
-                    verdict=None if verdict is None else to_json(dict(verdict)),
+                    verdict=verdict_text,
                 )
             )
             if not (verdict or {}).get("rows_waiting"):
@@ -590,6 +595,15 @@ def _upsert_scores(dialect: str) -> sa.Insert:
         index_elements=list(_ITEM_KEY), set_=replaced
     )
     return upsert
+
+
+def _closed_with(
+    conn: Connection, run_id: int, served_model: str | None, verdict_text: str | None
+) -> bool:
+    """Whether the run was closed with exactly these values (its status is checked apart)."""
+    query = sa.select(t.runs.c.served_model, t.runs.c.verdict).where(t.runs.c.run_id == run_id)
+    row = conn.execute(query).one()
+    return bool(row.served_model == served_model and row.verdict == verdict_text)
 
 
 def _is_accepted(conn: Connection, run_id: int) -> bool:

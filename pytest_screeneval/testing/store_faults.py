@@ -9,6 +9,7 @@ on::
     {"kind": "fail-nth", "at": 3, "times": 2}     # the 3rd and 4th score writes fail
     {"kind": "disk-full", "at": 2, "seconds": 3}  # from the 2nd score write, writes fail for 3 s
     {"kind": "drop", "at": 1, "seconds": null}     # from the 1st score write, connection gone
+    {"kind": "lost-ack", "at": 2, "table": "eval_chain"}  # the 2nd chain write commits unheard
 
 ``at`` counts score writes (batches into ``eval_scores``) of this process; with ``"table"`` it
 counts (and ``fail-nth`` fails) the writes into that table instead, e.g.
@@ -21,7 +22,11 @@ SQLAlchemy, the store and the plugin see what they would see in production:
 - ``disk-full``: every write fails as the database does when its disk is full (reads work);
 - ``drop``: the connection is lost: on PostgreSQL the server really terminates this session
   (``pg_terminate_backend``) and new connections are refused while the outage lasts; on SQLite
-  the file cannot be opened. Reads fail too.
+  the file cannot be opened. Reads fail too;
+- ``lost-ack`` (PostgreSQL only: a local SQLite file has no connection to lose between a commit
+  and its answer): the write's transaction really commits, then the server ends the session
+  before the client hears so, and the commit fails as a lost connection. The writer cannot tell
+  it from a commit that never happened, so its retry meets its own committed write.
 
 A plan file that is missing or says ``{"kind": "none"}`` changes nothing. Every fault injected is
 appended to ``<plan>.log`` (one line each), so a test can check that its fault really happened.
@@ -41,7 +46,7 @@ from typing import Any
 
 __all__ = ["FAULT_KINDS", "FaultPlan", "injected", "install", "uninstall", "write_plan"]
 
-FAULT_KINDS = ("fail-nth", "disk-full", "drop")
+FAULT_KINDS = ("fail-nth", "disk-full", "drop", "lost-ack")
 _WRITES = ("insert", "update", "delete")
 
 
@@ -49,7 +54,7 @@ _WRITES = ("insert", "update", "delete")
 class FaultPlan:
     kind: str = "none"
     at: int = 1
-    times: int | None = 1  # fail-nth: how many score writes in a row fail; None: every one
+    times: int | None = 1  # fail-nth, lost-ack: how many counted writes in a row fail; None: all
     seconds: float | None = None  # disk-full, drop: how long the outage lasts; None: for good
     table: str = "eval_scores"  # the writes ``at`` counts and ``fail-nth`` fails
 
@@ -72,6 +77,8 @@ class _Injector:
         self.counted_writes = 0
         self.outage_started: float | None = None
         self.failed_writes = 0
+        # connections whose next commit is to commit and then lose its answer (lost-ack)
+        self.unheard_commits: set[int] = set()
 
     def plan(self) -> FaultPlan:
         try:
@@ -113,12 +120,16 @@ class _Injector:
                 self.counted_writes += 1
                 if self.counted_writes == plan.at:
                     self.outage_started = time.monotonic()
-            if plan.kind == "fail-nth":
+            if plan.kind in ("fail-nth", "lost-ack"):
                 if not counted or self.outage_started is None:
                     return
                 if plan.times is not None and self.failed_writes >= plan.times:
                     return
                 self.failed_writes += 1
+                if plan.kind == "lost-ack":
+                    if dialect == "postgresql":
+                        self.unheard_commits.add(id(conn))
+                    return
                 fail = True
             elif plan.kind == "disk-full":
                 fail = is_write and self._in_outage(plan)
@@ -128,6 +139,21 @@ class _Injector:
                 return
             self._log(f"{plan.kind} {dialect} write {self.counted_writes}: {lowered[:40]}")
         _raise(plan.kind, conn, dialect)
+
+    def before_commit(self, conn: Any, dialect: str) -> None:
+        """A lost-ack write: commit it for real, then end the server's session, so that the
+        commit the client goes on to ask for fails as a lost connection."""
+        with self.lock:
+            if id(conn) not in self.unheard_commits:
+                return
+            self.unheard_commits.discard(id(conn))
+            self._log(f"lost-ack {dialect} write {self.counted_writes}: committed, answer lost")
+        raw = conn.connection.dbapi_connection
+        raw.commit()
+        import psycopg
+
+        with suppress(psycopg.Error):
+            raw.execute("SELECT pg_terminate_backend(pg_backend_pid())")
 
     def before_connect(self, dialect: str) -> None:
         plan = self.plan()
@@ -174,7 +200,7 @@ def _raise_connect(dialect: str) -> None:
     )
 
 
-_installed: dict[Path, tuple[Callable[..., None], Callable[..., None]]] = {}
+_installed: dict[Path, tuple[Callable[..., None], ...]] = {}
 
 
 def install(plan_path: Path) -> None:
@@ -195,9 +221,13 @@ def install(plan_path: Path) -> None:
     def do_connect(dialect: Any, conn_rec: Any, cargs: Any, cparams: Any) -> None:
         injector.before_connect(dialect.name)
 
+    def commit(conn: Any) -> None:
+        injector.before_commit(conn, conn.dialect.name)
+
     event.listen(Engine, "before_cursor_execute", before_cursor_execute)
     event.listen(Engine, "do_connect", do_connect)
-    _installed[plan_path] = (before_cursor_execute, do_connect)
+    event.listen(Engine, "commit", commit)
+    _installed[plan_path] = (before_cursor_execute, do_connect, commit)
 
 
 def uninstall(plan_path: Path) -> None:
@@ -206,8 +236,10 @@ def uninstall(plan_path: Path) -> None:
 
     listeners = _installed.pop(Path(plan_path), None)
     if listeners is not None:
-        event.remove(Engine, "before_cursor_execute", listeners[0])
-        event.remove(Engine, "do_connect", listeners[1])
+        for name, listener in zip(
+            ("before_cursor_execute", "do_connect", "commit"), listeners, strict=True
+        ):
+            event.remove(Engine, name, listener)
 
 
 @contextmanager

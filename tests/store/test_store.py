@@ -368,6 +368,13 @@ def test_run_lifecycle(store: Store) -> None:
         store.write_scores(make_rows(run_id, ["cc-009"]))
     with pytest.raises(StoreError, match="already complete"):
         store.finish_run(run_id, status="interrupted")
+    with pytest.raises(StoreError, match="already complete"):  # another close, not a retry
+        store.finish_run(run_id, status="complete", served_model="keyword-v2-2024-06")
+    # the same close again (a retry after its answer was lost) is done once: one chain entry
+    head = store.chain_head()
+    store.finish_run(run_id, status="complete", served_model="keyword-v1-2024-05")
+    assert store.get_run(run_id).finished_at == done.finished_at
+    assert store.chain_head() == head and store.verify_chain().ok
     with pytest.raises(StoreError, match="not 'done'"):
         store.finish_run(run_id, status="done")
 

@@ -161,6 +161,34 @@ def test_a_fault_that_passes_is_retried_and_loses_nothing(
     assert "spool" not in output
 
 
+@pytest.mark.parametrize(
+    "backend", [pytest.param("postgres", marks=pytest.mark.postgres)], indirect=True
+)
+@pytest.mark.parametrize(
+    "plan",
+    [
+        FaultPlan("lost-ack", at=1, times=1),
+        # the run's close: its retry meets the close it already committed
+        FaultPlan("lost-ack", at=2, times=1, table="eval_chain"),
+    ],
+    ids=["rows-committed-unheard", "close-committed-unheard"],
+)
+def test_a_write_committed_but_unheard_is_retried_without_a_second_effect(
+    project: pytest.Pytester, store_url: str, plan: FaultPlan, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A network store can commit a write and lose the connection before the answer comes: the
+    writer retries a write that already happened. Done twice, it must still be done once."""
+    path = faulted(project, plan)
+    code, output = run(project, store_url)
+    assert faults_logged(path) >= 1, "the fault never happened: nothing was tested"
+    assert code == 0, output
+    assert_honest(code, output, store_url)
+    rows = judged_rows(store_url, 1)
+    assert len(rows) == len(set(rows)) == JUDGED_ROWS
+    capsys.readouterr()
+    assert screeneval(["--db", store_url, "verify"]) == 0, capsys.readouterr().err
+
+
 # --------------------------------------------------------------------------------------------
 # a fault that stays: the rows wait in the spool, the run is not complete, recover imports them
 # --------------------------------------------------------------------------------------------
