@@ -52,15 +52,26 @@ def resume_acronyms(input_text: str) -> frozenset[str]:
     return frozenset(_ACRONYM.findall(input_text))
 
 
+# The resume's short forms, lower-cased, by their first letter: those a name of one or two words
+# may spell (acronyms and mixed-case ones), and those a longer name may (title-case ones too).
+_FormsByInitial = tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]
+
+
 @lru_cache(maxsize=512)
-def _short_forms(input_text: str) -> tuple[frozenset[str], frozenset[str]]:
-    """The resume's short forms, lower-cased: (acronyms and mixed-case ones, title-case ones)."""
+def _short_forms(input_text: str) -> _FormsByInitial:
     mixed = {a.lower() for a in resume_acronyms(input_text)}
-    title: set[str] = set()
+    title = set()
     for word in _SHORT_FORM.findall(input_text):
         capitals = sum(c.isupper() for c in word)
         (mixed if capitals >= 2 else title).add(word.lower())
-    return frozenset(mixed), frozenset(title)
+    return _by_initial(mixed), _by_initial(mixed | title)
+
+
+def _by_initial(forms: set[str]) -> dict[str, tuple[str, ...]]:
+    grouped: dict[str, list[str]] = {}
+    for form in sorted(forms):
+        grouped.setdefault(form[:1], []).append(form)
+    return {initial: tuple(group) for initial, group in grouped.items()}
 
 
 @lru_cache(maxsize=8192)
@@ -115,11 +126,9 @@ def _demonym_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _spelled_acronyms(
-    text: str, acronyms: tuple[frozenset[str], frozenset[str]]
-) -> list[tuple[int, int]]:
+def _spelled_acronyms(text: str, forms: _FormsByInitial) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
-    if not acronyms[0] and not acronyms[1]:
+    if not forms[1]:
         return spans
     for run in _CAPITAL_RUN.finditer(text):
         # only words in title case spell initials: "S7 and Allen-Bradley PLCs" is not "SAP"
@@ -128,28 +137,31 @@ def _spelled_acronyms(
             if word is not None and _TITLE_WORD.fullmatch(word.group(0)):
                 words.append(word)
                 continue
-            spans.extend(_initials_spelled(words, acronyms))
+            spans.extend(_initials_spelled(words, forms))
             words = []
     return spans
 
 
-def _initials_spelled(
-    words: list[re.Match[str]], acronyms: tuple[frozenset[str], frozenset[str]]
-) -> list[tuple[int, int]]:
+def _initials_spelled(words: list[re.Match[str]], forms: _FormsByInitial) -> list[tuple[int, int]]:
     """Each stretch of the words that spells one of the resume's short forms."""
     if len(words) > _LONGEST_NAME:
         return []
-    mixed, title = acronyms
+    short_names, long_names = forms
     spans: list[tuple[int, int]] = []
-    for first in range(len(words)):
+    for first, word in enumerate(words):
+        # a form spelled from this word starts with its first letter: only those are tried
+        initial = word.group(0)[:1].lower()
+        shorter, longer = short_names.get(initial, ()), long_names.get(initial, ())
+        if not longer:
+            continue
+        stretch: tuple[str, ...] = ()
         for last in range(first, len(words)):
-            stretch = tuple(w.group(0) for w in words[first : last + 1])
-            forms = mixed if len(stretch) < 3 else mixed | title
-            initials = "".join(w[0] for w in stretch).lower()
+            stretch = (*stretch, words[last].group(0))
             if len(stretch) == 1 and "-" not in stretch[0]:
                 continue  # one plain word is itself, not a spelled-out name
-            if any(f[:1] == initials[:1] and _spells(f, stretch) for f in forms):
-                spans.append((words[first].start(), words[last].end()))
+            candidates = shorter if len(stretch) < 3 else longer
+            if any(_spells(form, stretch) for form in candidates):
+                spans.append((word.start(), words[last].end()))
     return spans
 
 
