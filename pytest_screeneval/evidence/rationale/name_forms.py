@@ -60,7 +60,7 @@ _FormsByInitial = tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]
 @lru_cache(maxsize=512)
 def _short_forms(input_text: str) -> _FormsByInitial:
     mixed = {a.lower() for a in resume_acronyms(input_text)}
-    title = set()
+    title: set[str] = set()
     for word in _SHORT_FORM.findall(input_text):
         capitals = sum(c.isupper() for c in word)
         (mixed if capitals >= 2 else title).add(word.lower())
