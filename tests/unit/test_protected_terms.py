@@ -563,7 +563,7 @@ def test_the_ninth_round_kinds_are_found_beside_their_look_alikes(
     assert find_protected(protected), protected
 
 
-def test_a_named_county_where_the_candidate_lives_stays_a_claim_and_a_partner_name_does_not() -> None:
+def test_a_named_county_stays_a_claim_and_a_partner_name_does_not() -> None:
     resume = "Surveyor, Tidemark Surveys, Portleven (2019-Present)\n- Charted 12 harbours.\n"
     county = "Commute: lives out in Dunsfordshire, far from the Portleven base."
     assert rationale_flags(resume, "commute", 3, county) == ["protected-attribute", "ungrounded"]
