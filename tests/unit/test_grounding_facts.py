@@ -436,3 +436,43 @@ def test_a_duration_the_resume_states_in_a_joined_word_is_grounded(stated: str) 
     rationale = f"Delivery: delivered {stated} on time, the {number}-year commitment met in full."
     flags = rationale_flags(resume, "delivery", 4, rationale)
     assert UNGROUNDED not in flags, flags
+
+
+# The ninth round's kinds of number and unit, each beside the changed figure it must still catch.
+NINTH_RESUME = """\
+EXPERIENCE
+Works Manager, Kellbrook Water, Ashmere (2017-Present)
+- Commissioned 40 point machines and a 12 Ml/d filtration plant.
+- Leads 14 receptionists and 3 surveyors; surveyed about 4,600 square kilometres.
+- Cut design review rework from 28% to 9% on a 260-room site.
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        ("four and a half thousand square kilometres", [4500.0]),
+        ("one and a half million", [1_500_000.0]),
+        ("a two-hundred-and-sixty-room hotel", [260.0]),
+        ("two and a half times", [2.0]),  # no scale after it: a change, read elsewhere
+    ],
+)
+def test_a_half_before_a_scale_and_hyphens_around_and_are_one_number(
+    text: str, values: list[float]
+) -> None:
+    assert [q.value for q in quantities(text)] == values
+
+
+@pytest.mark.parametrize(
+    ("grounded", "changed"),
+    [
+        ("Built: commissioned forty point machines on the route.", "Built: 50 point machines."),
+        ("Built: a twelve megalitre a day filtration plant.", "Built: a 21 Ml/d plant there."),
+        ("Team: leads fourteen reception staff at the works.", "Team: leads 9 surveying staff."),
+        ("Scale: a two-hundred-and-sixty-room site for guests.", "Scale: a 290-room site."),
+        ("Survey: around four and a half thousand km of seabed.", "Survey: some 9,000 km."),
+    ],
+)
+def test_ninth_round_numbers_are_read_in_their_units(grounded: str, changed: str) -> None:
+    assert UNGROUNDED not in rationale_flags(NINTH_RESUME, "survey", 4, grounded), grounded
+    assert UNGROUNDED in rationale_flags(NINTH_RESUME, "survey", 4, changed), changed

@@ -41,6 +41,12 @@ from pytest_screeneval.evidence.rationale.attribution import misattributed
 from pytest_screeneval.evidence.rationale.changes import unsupported_changes, unsupported_pairs
 from pytest_screeneval.evidence.rationale.claim_context import Context, Mask
 from pytest_screeneval.evidence.rationale.durations import grounded_duration
+from pytest_screeneval.evidence.rationale.figure_reading import (
+    POINT_NOUN,
+    STAFF_FORM,
+    percent_only,
+    same_root,
+)
 from pytest_screeneval.evidence.rationale.list_counts import counts_a_list
 from pytest_screeneval.evidence.rationale.name_forms import not_claim_spans
 from pytest_screeneval.evidence.rationale.pending import claimed_as_held
@@ -266,7 +272,12 @@ def _grounded_value(
     bound ("over 10,000"), an approximation ("about 97%"), and its unit ("2.4k requests" needs
     a figure of requests, not of engineers) when the resume counts that unit at all."""
     before = text[max(0, start - 24) : start]
-    unit = next(iter(words_after(text, end, 1)), None)
+    unit = said_unit = next(iter(words_after(text, end, 1)), None)
+    staff = STAFF_FORM.match(text, end)
+    if staff and any(
+        same_root(staff.group(1), word) for v in values for word in facts.units.get(v, ())
+    ):
+        return True  # "fourteen reception staff" for "14 receptionists": the staff form
     if unit in _ANY_PEOPLE and any(
         same_value(v, t) for v in values for t in _line_totals(facts.text)
     ):
@@ -283,6 +294,11 @@ def _grounded_value(
         return unit is None or unit in facts.units.get(resume_value, ())
 
     candidates = [r for r in facts.values if fits(r)]
+    if said_unit is not None and said_unit != "%":
+        # "9 design engineers" is no "9%": a figure the resume gives only as a percentage
+        # grounds no count of things
+        shares = percent_only(facts.text)
+        candidates = [r for r in candidates if r not in shares]
     if AT_LEAST_BEFORE.search(before) or _AT_LEAST_AFTER.match(text, end):
         # a year is no count: "over 2,000 approaches" is not borne out by "(2016-2021)"
         counts = [r for r in candidates if not is_year(r)]
@@ -366,6 +382,8 @@ def _unsupported_numbers(context: Context, score: int) -> list[str]:
         elif _POINTS_AFTER.match(text, end):
             if any(number_key(f"{v:.1f}") in facts.differences for v in values):
                 continue  # "up 9 points" for 82% -> 91%
+            if POINT_NOUN.match(text, end) and _grounded_value(facts, values, text, start, end):
+                continue  # "forty point machines": a count of a thing named "point ..."
         elif _grounded_value(facts, values, text, start, end):
             continue
         before = text[max(0, start - 24) : start]

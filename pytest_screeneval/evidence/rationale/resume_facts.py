@@ -543,10 +543,15 @@ _NOT_UNITS = frozenset(
 
 
 def unit_stem(word: str) -> str:
-    """A word without its plural ending: "classes" and "class", "jabs" and "jab" are one."""
+    """A word without its plural ending: "classes" and "class", "jabs" and "jab" are one; a unit's
+    symbol is its name ("12 Ml/d" and "twelve megalitres a day", "t/ha" and "tonnes")."""
+    if word == "Ml":
+        return "megalitre"  # "ml" is a millilitre
     word = word.lower()
     if word in ("percent", "pc"):
         return "%"
+    if word in _UNIT_SYMBOLS:
+        return _UNIT_SYMBOLS[word]
     if word.endswith("ies") and len(word) > 4:
         return word[:-3] + "y"
     if word.endswith(("ses", "xes", "zes", "ches", "shes")):
@@ -555,6 +560,30 @@ def unit_stem(word: str) -> str:
         return word[:-1]
     return word
 
+
+# a unit's symbol or spelling and the name it is counted by (after the plural ending is gone)
+_UNIT_SYMBOLS = {
+    "megaliter": "megalitre",
+    "megaliters": "megalitre",
+    "km": "kilometre",
+    "kms": "kilometre",
+    "kilometer": "kilometre",
+    "kilometers": "kilometre",
+    "ha": "hectare",
+    "t": "tonne",
+    "ton": "tonne",
+    "tons": "tonne",
+    "kg": "kilogram",
+    "kgs": "kilogram",
+    "kilo": "kilogram",
+    "kilos": "kilogram",
+    "mw": "megawatt",
+    "kw": "kilowatt",
+    "min": "minute",
+    "mins": "minute",
+    "yr": "year",
+    "yrs": "year",
+}
 
 _NEXT_WORD = re.compile(r"[^\S\n]*(?:[-+]\s*)?(%|[a-z][a-z-]*)")
 
