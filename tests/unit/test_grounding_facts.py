@@ -476,3 +476,30 @@ def test_a_half_before_a_scale_and_hyphens_around_and_are_one_number(
 def test_ninth_round_numbers_are_read_in_their_units(grounded: str, changed: str) -> None:
     assert UNGROUNDED not in rationale_flags(NINTH_RESUME, "survey", 4, grounded), grounded
     assert UNGROUNDED in rationale_flags(NINTH_RESUME, "survey", 4, changed), changed
+
+
+ROLES_RESUME = """\
+EXPERIENCE
+Director, Ashgrove Kerr LLP, Wexley (2018-Present)
+- Leads 35 fraud investigations.
+Manager, Pellham Reade & Co, Castlemoor (2011-2018)
+- Traced 14m of misappropriated funds.
+- Reviewed 120,000 transactions.
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        ("Casework: leads 35 fraud investigations in her current role.", False),
+        ("Casework: reviewed 120,000 transactions in her current role.", True),
+        ("Casework: reviewed 120,000 transactions at the previous firm.", False),
+        ("Casework: leads 35 fraud investigations at the previous firm.", True),
+        ("Casework: traced 14m of funds, and in her present post leads 35 cases.", False),
+    ],
+)
+def test_the_current_or_previous_job_said_in_words_is_that_job(text: str, wrong: bool) -> None:
+    problems = ungrounded_claims(
+        ROLES_RESUME, text, (), score=4, criterion_words=frozenset({"casework"})
+    )
+    assert any("wrong employer" in p for p in problems) is wrong, problems

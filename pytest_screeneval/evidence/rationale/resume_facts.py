@@ -257,6 +257,7 @@ class Section:
     # how long the job lasted, in years, from its heading's dates ("(2019-Present)": this year
     # less 2019, give or take one); empty when the heading gives none
     lengths: frozenset[int] = frozenset()
+    current: bool = False  # its dates run to the present ("(2019-Present)")
 
 
 def _words_and_groups(text: str, folded: str) -> tuple[set[str], set[str]]:
@@ -432,7 +433,11 @@ def _sections(text: str, now: int) -> tuple[Section, ...]:
         title = frozenset(lookup_key(w) for w in _ALNUM_RUNS.findall(title_text))
         heading_line = text[start : text.find("\n", start) if "\n" in text[start:] else len(text)]
         lengths = _job_lengths(heading_line, now)
-        sections.append(Section(names, title, frozenset(words), values, frozenset(groups), lengths))
+        dates = _JOB_DATES.search(heading_line)
+        current = dates is not None and not dates.group(2).isdigit()
+        sections.append(
+            Section(names, title, frozenset(words), values, frozenset(groups), lengths, current)
+        )
     return tuple(sections)
 
 
