@@ -503,3 +503,38 @@ def test_the_current_or_previous_job_said_in_words_is_that_job(text: str, wrong:
         ROLES_RESUME, text, (), score=4, criterion_words=frozenset({"casework"})
     )
     assert any("wrong employer" in p for p in problems) is wrong, problems
+
+
+CREDENTIALS_RESUME = """\
+EXPERIENCE
+Stage Manager, Lanthorn Theatre, Eddbury (2020-Present)
+- Tested the flying system before every show.
+QUALIFICATIONS
+- BASIS Certificate in Crop Protection
+- Level 5 Diploma in Education and Training
+- Chartered Scientist (CSci)
+SKILLS
+rigging, pyrotechnics planning, QLab
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "claimed"),
+    [
+        ("Safety: holds the BASIS crop protection certificate as listed.", False),
+        ("Safety: holds the Level 5 DET teaching diploma as listed.", False),
+        ("Safety: she is a chartered scientist with a strong record.", False),
+        ("Safety: no pyrotechnics licence, but strong rigging skills.", False),
+        ("Safety: holds a rigging certificate from earlier tours.", True),
+        ("Safety: seems to hold a pyrotechnics licence from earlier tours.", True),
+        ("Safety: holds a diploma in orthodontics as well.", True),
+        ("Safety: I believe she is a chartered engineer as well.", True),
+    ],
+)
+def test_a_credential_described_in_words_must_be_one_the_resume_lists(
+    text: str, claimed: bool
+) -> None:
+    problems = ungrounded_claims(
+        CREDENTIALS_RESUME, text, (), score=4, criterion_words=frozenset({"safety"})
+    )
+    assert any("credential not in the resume" in p for p in problems) is claimed, problems

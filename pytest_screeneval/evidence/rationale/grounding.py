@@ -40,6 +40,7 @@ from itertools import pairwise
 from pytest_screeneval.evidence.rationale.attribution import misattributed
 from pytest_screeneval.evidence.rationale.changes import unsupported_changes, unsupported_pairs
 from pytest_screeneval.evidence.rationale.claim_context import Context, Mask
+from pytest_screeneval.evidence.rationale.credential_words import unsupported_credentials
 from pytest_screeneval.evidence.rationale.durations import grounded_duration
 from pytest_screeneval.evidence.rationale.figure_reading import (
     POINT_NOUN,
@@ -207,6 +208,7 @@ def ungrounded_claims(
     problems.extend(_unsupported_terms(context, criterion_words))
     problems.extend(misattributed(context))
     problems.extend(claimed_as_held(context))  # a credential the resume has in progress
+    problems.extend(unsupported_credentials(context))  # one described in plain words
     return problems
 
 
