@@ -538,3 +538,28 @@ def test_a_credential_described_in_words_must_be_one_the_resume_lists(
         CREDENTIALS_RESUME, text, (), score=4, criterion_words=frozenset({"safety"})
     )
     assert any("credential not in the resume" in p for p in problems) is claimed, problems
+
+
+SEASONS_RESUME = """\
+EXPERIENCE
+Works Manager, Kellbrook Water, Ashmere (2017-Present)
+- Runs the works through the winter demand peak.
+Process Scientist, Brackley Water, Tolworth (2010-2017)
+- Ran water quality sampling.
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "claimed"),
+    [
+        ("Planning: staffs the works over the Christmas and New Year peak.", False),
+        ("Planning: covers Bank Holiday and Boxing Day shifts at the works.", False),
+        ("Experience: sixteen years in water treatment, nine running the works.", False),
+        ("Experience: sixteen years in water treatment, twelve running the works.", True),
+        ("Experience: 16 years in water, 9 running the works.", False),
+    ],
+)
+def test_a_holiday_is_no_claim_and_a_duration_s_unit_is_understood_in_its_list(
+    text: str, claimed: bool
+) -> None:
+    assert (UNGROUNDED in rationale_flags(SEASONS_RESUME, "planning", 4, text)) is claimed

@@ -121,6 +121,12 @@ _MODAL_PREDICATE = re.compile(
     re.IGNORECASE,
 )
 # "registered for fifteen", "chartered for eight": a duration with its unit left off
+# a number whose unit is understood from a duration just before it, in a list of the same clause
+_AFTER_A_DURATION = re.compile(
+    r"\b(?:years?|yrs?|decades?)\b[^.;:\n]{0,60},\s*(?:and\s+|with\s+|including\s+)?$",
+    re.IGNORECASE,
+)
+_ELLIPTICAL_AFTER = re.compile(r"\s+(?:[a-z]+ing|as|at|in)\b", re.IGNORECASE)
 _REGISTERED_FOR = re.compile(
     r"\b(?:registered|chartered|qualified|licen[cs]ed|certified|accredited|practi[cs]ing)\s+"
     r"(?:[\w-]+\s+){0,3}?for\s+(?:over\s+|about\s+|nearly\s+|almost\s+)?$",
@@ -373,6 +379,11 @@ def _unsupported_numbers(context: Context, score: int) -> list[str]:
         values = [q.value for q in found]
         duration = first.decades or bool(DURATION_AFTER.match(text, end))
         duration = duration or bool(_REGISTERED_FOR.search(text, max(0, start - 48), start))
+        # "sixteen years in water treatment, nine running the works": the unit is understood
+        duration = duration or bool(
+            _ELLIPTICAL_AFTER.match(text, end)
+            and _AFTER_A_DURATION.search(text, max(0, start - 80), start)
+        )
         # "two" and "three" are usually counted off the resume's own list ("two certifications",
         # "three patents"); a larger spelled count is a figure, and so is a spelled difference
         not_a_count = first.value < 4 or bool(NOT_A_COUNT_AFTER.match(text, end))
