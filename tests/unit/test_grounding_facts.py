@@ -563,3 +563,23 @@ def test_a_holiday_is_no_claim_and_a_duration_s_unit_is_understood_in_its_list(
     text: str, claimed: bool
 ) -> None:
     assert (UNGROUNDED in rationale_flags(SEASONS_RESUME, "planning", 4, text)) is claimed
+
+
+@pytest.mark.parametrize(
+    ("text", "claimed"),
+    [
+        ("Revenue: grew direct bookings by about a third at Pellow.", False),
+        ("Revenue: grew direct bookings by half at Pellow Quay.", True),
+        ("Revenue: doubled direct bookings at Pellow Quay.", True),
+        ("Revenue: doubled group sales at Pellow Quay.", False),
+        ("Revenue: cut room costs by a third at Pellow Quay.", True),
+    ],
+)
+def test_a_change_in_words_may_be_the_percentage_the_resume_states(
+    text: str, claimed: bool
+) -> None:
+    resume = (
+        "Supervisor, Pellow Quay Inn, St Anselm (2014-2019)\n"
+        "- Grew direct bookings by 35%.\n- Grew group sales by 100%.\n"
+    )
+    assert (UNGROUNDED in rationale_flags(resume, "revenue", 4, text)) is claimed, text
