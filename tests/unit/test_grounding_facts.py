@@ -583,3 +583,19 @@ def test_a_change_in_words_may_be_the_percentage_the_resume_states(
         "- Grew direct bookings by 35%.\n- Grew group sales by 100%.\n"
     )
     assert (UNGROUNDED in rationale_flags(resume, "revenue", 4, text)) is claimed, text
+
+
+@pytest.mark.parametrize(
+    ("text", "claimed"),
+    [
+        ("Languages: conversational French and Spanish, useful at the desk.", False),
+        ("Languages: no German, but speaks French and Spanish at the desk.", False),
+        ("Languages: she is fluent in French, Spanish and Italian.", True),
+        ("Languages: speaks Welsh with guests from the valleys.", True),
+    ],
+)
+def test_a_language_said_to_be_spoken_must_be_one_the_resume_names(
+    text: str, claimed: bool
+) -> None:
+    resume = "Manager, Cardew Grand, Westhaven (2019-Present)\nSKILLS\nFrench and Spanish\n"
+    assert (UNGROUNDED in rationale_flags(resume, "languages", 4, text)) is claimed, text

@@ -76,6 +76,7 @@ from pytest_screeneval.evidence.rationale.resume_facts import (
     unit_stem,
     words_after,
 )
+from pytest_screeneval.evidence.rationale.spoken_languages import unsupported_languages
 from pytest_screeneval.evidence.rationale.text import (
     casefold_text,
     clause_spans,
@@ -215,6 +216,7 @@ def ungrounded_claims(
     problems.extend(misattributed(context))
     problems.extend(claimed_as_held(context))  # a credential the resume has in progress
     problems.extend(unsupported_credentials(context))  # one described in plain words
+    problems.extend(unsupported_languages(context))  # "fluent in Italian"
     return problems
 
 
