@@ -599,3 +599,20 @@ def test_a_language_said_to_be_spoken_must_be_one_the_resume_names(
 ) -> None:
     resume = "Manager, Cardew Grand, Westhaven (2019-Present)\nSKILLS\nFrench and Spanish\n"
     assert (UNGROUNDED in rationale_flags(resume, "languages", 4, text)) is claimed, text
+
+
+@pytest.mark.parametrize(
+    ("text", "claimed"),
+    [
+        ("Efficiency: cut check-in time by about 57% at the hotel.", False),
+        ("Revenue: grew direct bookings by about 60% at the hotel.", True),
+    ],
+)
+def test_a_change_as_a_share_is_read_on_a_line_about_the_same_thing(
+    text: str, claimed: bool
+) -> None:
+    resume = (
+        "Manager, Cardew Grand, Westhaven (2019-Present)\n"
+        "- Cut average check-in time from 7 minutes to 3.\n- Grew direct bookings.\n"
+    )
+    assert (UNGROUNDED in rationale_flags(resume, "revenue", 4, text)) is claimed, text

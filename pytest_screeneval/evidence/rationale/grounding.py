@@ -39,7 +39,12 @@ from itertools import pairwise
 
 from pytest_screeneval.evidence.rationale.attribution import misattributed
 from pytest_screeneval.evidence.rationale.changes import unsupported_changes, unsupported_pairs
-from pytest_screeneval.evidence.rationale.claim_context import Context, Mask
+from pytest_screeneval.evidence.rationale.claim_context import (
+    COMMON_WORDS,
+    CONTENT_WORD,
+    Context,
+    Mask,
+)
 from pytest_screeneval.evidence.rationale.credential_words import unsupported_credentials
 from pytest_screeneval.evidence.rationale.durations import grounded_duration
 from pytest_screeneval.evidence.rationale.figure_reading import (
@@ -323,15 +328,28 @@ def _grounded_value(
     if _CHANGE_BEFORE.search(before):
         percent = bool(_PERCENT_AFTER.match(text, end))
         points = _SHARE_POINTS if tolerance else 1.0  # "about 40%" for 110 -> 64 (41.8%)
+        # the two figures are of the thing that changed: a line sharing a word with the
+        # sentence ("grew direct bookings by about 60%" is no "cut check-in from 7 to 3")
+        said = _sentence_words(text, start)
         return any(
             same_value(v, abs(a - b))
             or (percent and abs(v - 100 * abs(a - b) / max(a, b)) <= points)
             for v in values
-            for line in facts.line_values
+            for line, words in zip(facts.line_values, facts.line_words, strict=True)
+            if not said or said & words
             for i, a in enumerate(line)
             for b in line[i + 1 :]
         )
     return False
+
+
+def _sentence_words(text: str, at: int) -> frozenset[str]:
+    """The content words of the sentence holding ``at``, as a resume line's words are kept."""
+    for start, end in sentence_spans(text):
+        if start <= at < end:
+            words = CONTENT_WORD.findall(text[start:end].lower())
+            return frozenset(unit_stem(w) for w in words if len(w) >= 4) - COMMON_WORDS
+    return frozenset()
 
 
 @lru_cache(maxsize=512)
