@@ -39,19 +39,15 @@ from itertools import pairwise
 
 from pytest_screeneval.evidence.rationale.attribution import misattributed
 from pytest_screeneval.evidence.rationale.changes import unsupported_changes, unsupported_pairs
-from pytest_screeneval.evidence.rationale.claim_context import (
-    COMMON_WORDS,
-    CONTENT_WORD,
-    Context,
-    Mask,
-)
+from pytest_screeneval.evidence.rationale.claim_context import Context, Mask
 from pytest_screeneval.evidence.rationale.credential_words import unsupported_credentials
 from pytest_screeneval.evidence.rationale.durations import grounded_duration
 from pytest_screeneval.evidence.rationale.figure_reading import (
     POINT_NOUN,
-    STAFF_FORM,
     percent_only,
-    same_root,
+    sentence_words,
+    staff_form_grounded,
+    understood_duration,
 )
 from pytest_screeneval.evidence.rationale.list_counts import counts_a_list
 from pytest_screeneval.evidence.rationale.name_forms import not_claim_spans
@@ -127,12 +123,6 @@ _MODAL_PREDICATE = re.compile(
     re.IGNORECASE,
 )
 # "registered for fifteen", "chartered for eight": a duration with its unit left off
-# a number whose unit is understood from a duration just before it, in a list of the same clause
-_AFTER_A_DURATION = re.compile(
-    r"\b(?:years?|yrs?|decades?)\b[^.;:\n]{0,60},\s*(?:and\s+|with\s+|including\s+)?$",
-    re.IGNORECASE,
-)
-_ELLIPTICAL_AFTER = re.compile(r"\s+(?:[a-z]+ing|as|at|in)\b", re.IGNORECASE)
 _REGISTERED_FOR = re.compile(
     r"\b(?:registered|chartered|qualified|licen[cs]ed|certified|accredited|practi[cs]ing)\s+"
     r"(?:[\w-]+\s+){0,3}?for\s+(?:over\s+|about\s+|nearly\s+|almost\s+)?$",
@@ -288,10 +278,7 @@ def _grounded_value(
     a figure of requests, not of engineers) when the resume counts that unit at all."""
     before = text[max(0, start - 24) : start]
     unit = said_unit = next(iter(words_after(text, end, 1)), None)
-    staff = STAFF_FORM.match(text, end)
-    if staff and any(
-        same_root(staff.group(1), word) for v in values for word in facts.units.get(v, ())
-    ):
+    if staff_form_grounded(facts.units, values, text, end):
         return True  # "fourteen reception staff" for "14 receptionists": the staff form
     if unit in _ANY_PEOPLE and any(
         same_value(v, t) for v in values for t in _line_totals(facts.text)
@@ -330,7 +317,7 @@ def _grounded_value(
         points = _SHARE_POINTS if tolerance else 1.0  # "about 40%" for 110 -> 64 (41.8%)
         # the two figures are of the thing that changed: a line sharing a word with the
         # sentence ("grew direct bookings by about 60%" is no "cut check-in from 7 to 3")
-        said = _sentence_words(text, start)
+        said = sentence_words(text, start)
         return any(
             same_value(v, abs(a - b))
             or (percent and abs(v - 100 * abs(a - b) / max(a, b)) <= points)
@@ -341,15 +328,6 @@ def _grounded_value(
             for b in line[i + 1 :]
         )
     return False
-
-
-def _sentence_words(text: str, at: int) -> frozenset[str]:
-    """The content words of the sentence holding ``at``, as a resume line's words are kept."""
-    for start, end in sentence_spans(text):
-        if start <= at < end:
-            words = CONTENT_WORD.findall(text[start:end].lower())
-            return frozenset(unit_stem(w) for w in words if len(w) >= 4) - COMMON_WORDS
-    return frozenset()
 
 
 @lru_cache(maxsize=512)
@@ -400,10 +378,7 @@ def _unsupported_numbers(context: Context, score: int) -> list[str]:
         duration = first.decades or bool(DURATION_AFTER.match(text, end))
         duration = duration or bool(_REGISTERED_FOR.search(text, max(0, start - 48), start))
         # "sixteen years in water treatment, nine running the works": the unit is understood
-        duration = duration or bool(
-            _ELLIPTICAL_AFTER.match(text, end)
-            and _AFTER_A_DURATION.search(text, max(0, start - 80), start)
-        )
+        duration = duration or understood_duration(text, start, end)
         # "two" and "three" are usually counted off the resume's own list ("two certifications",
         # "three patents"); a larger spelled count is a figure, and so is a spelled difference
         not_a_count = first.value < 4 or bool(NOT_A_COUNT_AFTER.match(text, end))
