@@ -37,6 +37,7 @@ _DESCRIBED = re.compile(
 # "a chartered environmentalist", "a chartered hydrographic surveyor": a status in lower case
 _CHARTERED = re.compile(r"\b(?:a|an)\s+(chartered(?:\s+[a-z][\w-]*){1,2})")
 # the resume's lines that give credentials, and the headings of its credential sections
+_MAYBE = re.compile(r"licen|certif|diploma|accredit|chartered", re.IGNORECASE)
 _CREDENTIAL_LINE = re.compile(
     r"licen[cs]|certif|diploma|accredit|chartered|registered|qualified|member|fellow|award",
     re.IGNORECASE,
@@ -90,7 +91,7 @@ def unsupported_credentials(context: Context) -> list[str]:
     """One problem for each credential described in words that the resume's credential lines do
     not describe."""
     text = context.text
-    if not re.search(r"licen|certif|diploma|accredit|chartered", text, re.IGNORECASE):
+    if not _MAYBE.search(text):
         return []
     held = credential_words(context.facts.text)
     problems: list[str] = []

@@ -27,6 +27,9 @@ _MORE = (
 )
 
 
+_CUE = re.compile(r"fluen|speak|spok|conversational|bilingual|trilingual|proficien|knowledge", re.I)
+
+
 @cache
 def _speaking() -> re.Pattern[str]:
     language = f"(?:{builtin_fragment('languages')}|{_MORE})"
@@ -47,6 +50,8 @@ def unsupported_languages(context: Context) -> list[str]:
     """One problem for each language said to be spoken that the resume never names."""
     text, resume = context.text, context.facts.folded
     problems: list[str] = []
+    if not _CUE.search(text):
+        return problems  # most rationales say nothing of speaking: one cheap search
     for match in _speaking().finditer(text):
         if context.negated.touches(*match.span()) or context.quoted.touches(*match.span()):
             continue
