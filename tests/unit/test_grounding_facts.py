@@ -436,3 +436,183 @@ def test_a_duration_the_resume_states_in_a_joined_word_is_grounded(stated: str) 
     rationale = f"Delivery: delivered {stated} on time, the {number}-year commitment met in full."
     flags = rationale_flags(resume, "delivery", 4, rationale)
     assert UNGROUNDED not in flags, flags
+
+
+# The ninth round's kinds of number and unit, each beside the changed figure it must still catch.
+NINTH_RESUME = """\
+EXPERIENCE
+Works Manager, Kellbrook Water, Ashmere (2017-Present)
+- Commissioned 40 point machines and a 12 Ml/d filtration plant.
+- Leads 14 receptionists and 3 surveyors; surveyed about 4,600 square kilometres.
+- Cut design review rework from 28% to 9% on a 260-room site.
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        ("four and a half thousand square kilometres", [4500.0]),
+        ("one and a half million", [1_500_000.0]),
+        ("a two-hundred-and-sixty-room hotel", [260.0]),
+        ("two and a half times", [2.0]),  # no scale after it: a change, read elsewhere
+    ],
+)
+def test_a_half_before_a_scale_and_hyphens_around_and_are_one_number(
+    text: str, values: list[float]
+) -> None:
+    assert [q.value for q in quantities(text)] == values
+
+
+@pytest.mark.parametrize(
+    ("grounded", "changed"),
+    [
+        ("Built: commissioned forty point machines on the route.", "Built: 50 point machines."),
+        ("Built: a twelve megalitre a day filtration plant.", "Built: a 21 Ml/d plant there."),
+        ("Team: leads fourteen reception staff at the works.", "Team: leads 9 surveying staff."),
+        ("Scale: a two-hundred-and-sixty-room site for guests.", "Scale: a 290-room site."),
+        ("Survey: around four and a half thousand km of seabed.", "Survey: some 9,000 km."),
+    ],
+)
+def test_ninth_round_numbers_are_read_in_their_units(grounded: str, changed: str) -> None:
+    assert UNGROUNDED not in rationale_flags(NINTH_RESUME, "survey", 4, grounded), grounded
+    assert UNGROUNDED in rationale_flags(NINTH_RESUME, "survey", 4, changed), changed
+
+
+ROLES_RESUME = """\
+EXPERIENCE
+Director, Ashgrove Kerr LLP, Wexley (2018-Present)
+- Leads 35 fraud investigations.
+Manager, Pellham Reade & Co, Castlemoor (2011-2018)
+- Traced 14m of misappropriated funds.
+- Reviewed 120,000 transactions.
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        ("Casework: leads 35 fraud investigations in her current role.", False),
+        ("Casework: reviewed 120,000 transactions in her current role.", True),
+        ("Casework: reviewed 120,000 transactions at the previous firm.", False),
+        ("Casework: leads 35 fraud investigations at the previous firm.", True),
+        ("Casework: traced 14m of funds, and in her present post leads 35 cases.", False),
+    ],
+)
+def test_the_current_or_previous_job_said_in_words_is_that_job(text: str, wrong: bool) -> None:
+    problems = ungrounded_claims(
+        ROLES_RESUME, text, (), score=4, criterion_words=frozenset({"casework"})
+    )
+    assert any("wrong employer" in p for p in problems) is wrong, problems
+
+
+CREDENTIALS_RESUME = """\
+EXPERIENCE
+Stage Manager, Lanthorn Theatre, Eddbury (2020-Present)
+- Tested the flying system before every show.
+QUALIFICATIONS
+- BASIS Certificate in Crop Protection
+- Level 5 Diploma in Education and Training
+- Chartered Scientist (CSci)
+SKILLS
+rigging, pyrotechnics planning, QLab
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "claimed"),
+    [
+        ("Safety: holds the BASIS crop protection certificate as listed.", False),
+        ("Safety: holds the Level 5 DET teaching diploma as listed.", False),
+        ("Safety: she is a chartered scientist with a strong record.", False),
+        ("Safety: no pyrotechnics licence, but strong rigging skills.", False),
+        ("Safety: holds a rigging certificate from earlier tours.", True),
+        ("Safety: seems to hold a pyrotechnics licence from earlier tours.", True),
+        ("Safety: holds a diploma in orthodontics as well.", True),
+        ("Safety: I believe she is a chartered engineer as well.", True),
+    ],
+)
+def test_a_credential_described_in_words_must_be_one_the_resume_lists(
+    text: str, claimed: bool
+) -> None:
+    problems = ungrounded_claims(
+        CREDENTIALS_RESUME, text, (), score=4, criterion_words=frozenset({"safety"})
+    )
+    assert any("credential not in the resume" in p for p in problems) is claimed, problems
+
+
+SEASONS_RESUME = """\
+EXPERIENCE
+Works Manager, Kellbrook Water, Ashmere (2017-Present)
+- Runs the works through the winter demand peak.
+Process Scientist, Brackley Water, Tolworth (2010-2017)
+- Ran water quality sampling.
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "claimed"),
+    [
+        ("Planning: staffs the works over the Christmas and New Year peak.", False),
+        ("Planning: covers Bank Holiday and Boxing Day shifts at the works.", False),
+        ("Experience: sixteen years in water treatment, nine running the works.", False),
+        ("Experience: sixteen years in water treatment, twelve running the works.", True),
+        ("Experience: 16 years in water, 9 running the works.", False),
+    ],
+)
+def test_a_holiday_is_no_claim_and_a_duration_s_unit_is_understood_in_its_list(
+    text: str, claimed: bool
+) -> None:
+    assert (UNGROUNDED in rationale_flags(SEASONS_RESUME, "planning", 4, text)) is claimed
+
+
+@pytest.mark.parametrize(
+    ("text", "claimed"),
+    [
+        ("Revenue: grew direct bookings by about a third at Pellow.", False),
+        ("Revenue: grew direct bookings by half at Pellow Quay.", True),
+        ("Revenue: doubled direct bookings at Pellow Quay.", True),
+        ("Revenue: doubled group sales at Pellow Quay.", False),
+        ("Revenue: cut room costs by a third at Pellow Quay.", True),
+    ],
+)
+def test_a_change_in_words_may_be_the_percentage_the_resume_states(
+    text: str, claimed: bool
+) -> None:
+    resume = (
+        "Supervisor, Pellow Quay Inn, St Anselm (2014-2019)\n"
+        "- Grew direct bookings by 35%.\n- Grew group sales by 100%.\n"
+    )
+    assert (UNGROUNDED in rationale_flags(resume, "revenue", 4, text)) is claimed, text
+
+
+@pytest.mark.parametrize(
+    ("text", "claimed"),
+    [
+        ("Languages: conversational French and Spanish, useful at the desk.", False),
+        ("Languages: no German, but speaks French and Spanish at the desk.", False),
+        ("Languages: she is fluent in French, Spanish and Italian.", True),
+        ("Languages: speaks Welsh with guests from the valleys.", True),
+    ],
+)
+def test_a_language_said_to_be_spoken_must_be_one_the_resume_names(
+    text: str, claimed: bool
+) -> None:
+    resume = "Manager, Cardew Grand, Westhaven (2019-Present)\nSKILLS\nFrench and Spanish\n"
+    assert (UNGROUNDED in rationale_flags(resume, "languages", 4, text)) is claimed, text
+
+
+@pytest.mark.parametrize(
+    ("text", "claimed"),
+    [
+        ("Efficiency: cut check-in time by about 57% at the hotel.", False),
+        ("Revenue: grew direct bookings by about 60% at the hotel.", True),
+    ],
+)
+def test_a_change_as_a_share_is_read_on_a_line_about_the_same_thing(
+    text: str, claimed: bool
+) -> None:
+    resume = (
+        "Manager, Cardew Grand, Westhaven (2019-Present)\n"
+        "- Cut average check-in time from 7 minutes to 3.\n- Grew direct bookings.\n"
+    )
+    assert (UNGROUNDED in rationale_flags(resume, "revenue", 4, text)) is claimed, text

@@ -539,3 +539,33 @@ def test_a_postcode_district_is_where_the_candidate_lives_and_stays_a_claim() ->
     # the district is a place the resume does not give: it stays a grounding claim
     district = "Commute: lives in LS27, so the Leeds store is close."
     assert rationale_flags(resume, "commute", 3, district) == ["protected-attribute", "ungrounded"]
+
+
+# Kinds the ninth round of new fields showed, each with its look-alike: a partner named by a first
+# name of the candidate's own sex, a residence given as a named county or region with no pronoun
+# beside it, another pregnant person the work looks after, and an installation of a trade said to
+# be ageing.
+@pytest.mark.parametrize(
+    ("innocent", "protected"),
+    [
+        ("He and his partner Laura both work shifts.", "She and her partner Ruth run a choir."),
+        ("Her partner firm Kellmoor audits the books.", "Lives with his partner Gareth nearby."),
+        ("Clients who live in Dunsfordshire get visits.", "Lives out in Dunsfordshire, far away."),
+        ("Practically lives in Excel, which is fine.", "Living in the Fen Hundreds, an hour off."),
+        ("Briefed a pregnant passenger on the drill.", "She is pregnant, so touring is hard."),
+        ("Renewed ageing relay interlockings on the line.", "She is an ageing engineer now."),
+    ],
+)
+def test_the_ninth_round_kinds_are_found_beside_their_look_alikes(
+    innocent: str, protected: str
+) -> None:
+    assert find_protected(innocent) == [], find_protected(innocent)
+    assert find_protected(protected), protected
+
+
+def test_a_named_county_stays_a_claim_and_a_partner_name_does_not() -> None:
+    resume = "Surveyor, Tidemark Surveys, Portleven (2019-Present)\n- Charted 12 harbours.\n"
+    county = "Commute: lives out in Dunsfordshire, far from the Portleven base."
+    assert rationale_flags(resume, "commute", 3, county) == ["protected-attribute", "ungrounded"]
+    partner = "Team fit: lives with his partner Gareth, which the crew may joke about."
+    assert rationale_flags(resume, "team_fit", 3, partner) == ["protected-attribute"]

@@ -92,6 +92,49 @@ _RELATIVE_TO = re.compile(
 )
 
 
+# the candidate's current or previous job named without its employer's name ("in her current
+# role", "at the previous firm"): the facts beside it are said of that job
+_ROLE_NOUNS = (
+    r"(?:role|post|job|position|employer|company|firm|practice|organi[sz]ation|workplace|hotel"
+    r"|trust|council|service|school|library|site|works|depot|office|team)"
+)
+_CURRENT_ROLE = re.compile(
+    r"\b(?:in|at|for|with)\s+(?:her|his|their|the|this)\s+(?:current|present|present-day)\s+"
+    rf"(?:[a-z-]+\s+)?{_ROLE_NOUNS}\b",
+    re.IGNORECASE,
+)
+_PREVIOUS_ROLE = re.compile(
+    r"\b(?:in|at|for|with)\s+(?:her|his|their|the)\s+(?:previous|former|prior|last|earlier)\s+"
+    rf"(?:[a-z-]+\s+)?{_ROLE_NOUNS}\b",
+    re.IGNORECASE,
+)
+
+
+def _role_segments(text: str, current: int, previous: int | None) -> list[tuple[int, int, int]]:
+    """(start, end, section number) of each stretch between punctuation that names the current
+    or the previous job in words."""
+    found: list[tuple[int, int, int]] = []
+    if not _MAYBE_ROLE.search(text):
+        return found
+    for start, end in sentence_spans(text):
+        cuts = [start, *(m.start() for m in _SEGMENT_EDGE.finditer(text, start, end)), end]
+        for a, b in pairwise(cuts):
+            piece = text[a:b]
+            for pattern, number in ((_CURRENT_ROLE, current), (_PREVIOUS_ROLE, previous)):
+                if number is None:
+                    continue
+                for named in pattern.finditer(piece):
+                    before = list(_AND.finditer(piece, 0, named.start()))
+                    after = _AND.search(piece, named.end())
+                    begin = a + before[-1].end() if before else a
+                    stop = a + after.start() if after else b
+                    found.append((begin, stop, number))
+    return found
+
+
+_MAYBE_ROLE = re.compile(r"\b(?:current|present|previous|former|prior|last|earlier)\b", re.I)
+
+
 @lru_cache(maxsize=512)
 def _names_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
     alternatives = "|".join(re.escape(name) for name in sorted(set(names), key=len, reverse=True))
@@ -147,11 +190,16 @@ def misattributed(context: Context) -> list[str]:
             if counts[key] == 1:
                 names.append(key)
                 owners.append(number)
-    if not names:
-        return []
     by_segment: dict[tuple[int, int], set[int]] = {}
-    for start, end, index in _segments_naming(text, names):
-        by_segment.setdefault((start, end), set()).add(owners[index])
+    if names:
+        for start, end, index in _segments_naming(text, names):
+            by_segment.setdefault((start, end), set()).add(owners[index])
+    current = [number for number, section in enumerate(sections) if section.current]
+    if len(current) == 1:
+        # the job listed after the current one is the previous job
+        previous = current[0] + 1 if current[0] + 1 < len(sections) else None
+        for start, end, number in _role_segments(text, current[0], previous):
+            by_segment.setdefault((start, end), set()).add(number)
     problems: list[str] = []
     for (start, end), named in by_segment.items():
         if context.negated.touches(start, end):

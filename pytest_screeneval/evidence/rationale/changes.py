@@ -70,6 +70,35 @@ def _change_holds(kind: str, amount: float, a: float, b: float, at_least: bool =
     return abs(share - amount) <= _CHANGE_SLACK
 
 
+_PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s*(?:%|per\s*cent\b|percent\b)", re.I)
+
+
+@lru_cache(maxsize=512)
+def _percent_lines(resume: str) -> tuple[tuple[tuple[float, ...], frozenset[str]], ...]:
+    """Each resume line that gives a percentage: its percentages and its content words."""
+    found = []
+    for line in resume.splitlines():
+        shares = tuple(float(m.group(1)) for m in _PERCENT.finditer(line))
+        if shares:
+            words = frozenset(unit_stem(w) for w in CONTENT_WORD.findall(line.lower()))
+            found.append((shares, words - COMMON_WORDS))
+    return tuple(found)
+
+
+def _share_holds(kind: str, amount: float, percent: float, at_least: bool) -> bool:
+    """Whether a change in words is the change a percentage states: "by a third" for 35%,
+    "doubled" for 100%."""
+    share = percent / 100
+    if kind == "times":
+        ratio = 1 + share
+        if at_least:
+            return ratio >= amount * (1 - _CHANGE_SLACK)
+        return abs(ratio - amount) <= _CHANGE_SLACK * amount
+    if kind == "cut_over" or at_least:
+        return share > amount
+    return abs(share - amount) <= _CHANGE_SLACK
+
+
 def unsupported_changes(context: Context) -> list[str]:
     """Each change in words that no pair of figures on one resume line bears out, unless the
     resume says it in words too."""
@@ -102,6 +131,13 @@ def unsupported_changes(context: Context) -> list[str]:
                 for b in line[i + 1 :]
             )
             for line, words in zip(facts.line_values, facts.line_words, strict=True)
+        ):
+            continue
+        # "grew direct bookings by about a third" for "Grew direct bookings by 35%": the resume
+        # gives the change itself, as a percentage on a line about the same thing
+        if any(
+            subject & words and any(_share_holds(kind, amount, p, bound) for p in shares)
+            for shares, words in _percent_lines(facts.text)
         ):
             continue
         problems.append(f"change not in the resume's figures: {match.group(0)!r}")

@@ -294,11 +294,13 @@ def _in_criterion_name(match: ProtectedMatch, spans: Sequence[tuple[int, int]], 
     return False
 
 
-# a named estate or area, or a postcode district ("B12"), said of where the candidate lives is a
-# place the resume must give too
+# a named estate or area, a postcode district ("B12"), or a named town, county or region closing
+# the reference ("lives out in Dunsfordshire"), said of where the candidate lives is a place the
+# resume must give too
 _NAMED_PLACE = re.compile(
     r"\b[A-Z0-9][\w-]*\s+(?:[A-Z0-9][\w-]*\s+){0,2}(?:estate|area|flats)\b"
     r"|(?-i:\b[A-Z]{1,2}[0-9][0-9A-Z]?\b)"
+    r"|(?<=\s)[A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,2}$"
 )
 
 

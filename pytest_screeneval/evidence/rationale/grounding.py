@@ -40,7 +40,15 @@ from itertools import pairwise
 from pytest_screeneval.evidence.rationale.attribution import misattributed
 from pytest_screeneval.evidence.rationale.changes import unsupported_changes, unsupported_pairs
 from pytest_screeneval.evidence.rationale.claim_context import Context, Mask
+from pytest_screeneval.evidence.rationale.credential_words import unsupported_credentials
 from pytest_screeneval.evidence.rationale.durations import grounded_duration
+from pytest_screeneval.evidence.rationale.figure_reading import (
+    POINT_NOUN,
+    percent_only,
+    sentence_words,
+    staff_form_grounded,
+    understood_duration,
+)
 from pytest_screeneval.evidence.rationale.list_counts import counts_a_list
 from pytest_screeneval.evidence.rationale.name_forms import not_claim_spans
 from pytest_screeneval.evidence.rationale.pending import claimed_as_held
@@ -69,6 +77,7 @@ from pytest_screeneval.evidence.rationale.resume_facts import (
     unit_stem,
     words_after,
 )
+from pytest_screeneval.evidence.rationale.spoken_languages import unsupported_languages
 from pytest_screeneval.evidence.rationale.text import (
     casefold_text,
     clause_spans,
@@ -201,6 +210,8 @@ def ungrounded_claims(
     problems.extend(_unsupported_terms(context, criterion_words))
     problems.extend(misattributed(context))
     problems.extend(claimed_as_held(context))  # a credential the resume has in progress
+    problems.extend(unsupported_credentials(context))  # one described in plain words
+    problems.extend(unsupported_languages(context))  # "fluent in Italian"
     return problems
 
 
@@ -266,7 +277,9 @@ def _grounded_value(
     bound ("over 10,000"), an approximation ("about 97%"), and its unit ("2.4k requests" needs
     a figure of requests, not of engineers) when the resume counts that unit at all."""
     before = text[max(0, start - 24) : start]
-    unit = next(iter(words_after(text, end, 1)), None)
+    unit = said_unit = next(iter(words_after(text, end, 1)), None)
+    if staff_form_grounded(facts.units, values, text, end):
+        return True  # "fourteen reception staff" for "14 receptionists": the staff form
     if unit in _ANY_PEOPLE and any(
         same_value(v, t) for v in values for t in _line_totals(facts.text)
     ):
@@ -283,6 +296,11 @@ def _grounded_value(
         return unit is None or unit in facts.units.get(resume_value, ())
 
     candidates = [r for r in facts.values if fits(r)]
+    if said_unit is not None and said_unit != "%":
+        # "9 design engineers" is no "9%": a figure the resume gives only as a percentage
+        # grounds no count of things
+        shares = percent_only(facts.text)
+        candidates = [r for r in candidates if r not in shares]
     if AT_LEAST_BEFORE.search(before) or _AT_LEAST_AFTER.match(text, end):
         # a year is no count: "over 2,000 approaches" is not borne out by "(2016-2021)"
         counts = [r for r in candidates if not is_year(r)]
@@ -297,11 +315,15 @@ def _grounded_value(
     if _CHANGE_BEFORE.search(before):
         percent = bool(_PERCENT_AFTER.match(text, end))
         points = _SHARE_POINTS if tolerance else 1.0  # "about 40%" for 110 -> 64 (41.8%)
+        # the two figures are of the thing that changed: a line sharing a word with the
+        # sentence ("grew direct bookings by about 60%" is no "cut check-in from 7 to 3")
+        said = sentence_words(text, start)
         return any(
             same_value(v, abs(a - b))
             or (percent and abs(v - 100 * abs(a - b) / max(a, b)) <= points)
             for v in values
-            for line in facts.line_values
+            for line, words in zip(facts.line_values, facts.line_words, strict=True)
+            if not said or said & words
             for i, a in enumerate(line)
             for b in line[i + 1 :]
         )
@@ -355,6 +377,8 @@ def _unsupported_numbers(context: Context, score: int) -> list[str]:
         values = [q.value for q in found]
         duration = first.decades or bool(DURATION_AFTER.match(text, end))
         duration = duration or bool(_REGISTERED_FOR.search(text, max(0, start - 48), start))
+        # "sixteen years in water treatment, nine running the works": the unit is understood
+        duration = duration or understood_duration(text, start, end)
         # "two" and "three" are usually counted off the resume's own list ("two certifications",
         # "three patents"); a larger spelled count is a figure, and so is a spelled difference
         not_a_count = first.value < 4 or bool(NOT_A_COUNT_AFTER.match(text, end))
@@ -366,6 +390,8 @@ def _unsupported_numbers(context: Context, score: int) -> list[str]:
         elif _POINTS_AFTER.match(text, end):
             if any(number_key(f"{v:.1f}") in facts.differences for v in values):
                 continue  # "up 9 points" for 82% -> 91%
+            if POINT_NOUN.match(text, end) and _grounded_value(facts, values, text, start, end):
+                continue  # "forty point machines": a count of a thing named "point ..."
         elif _grounded_value(facts, values, text, start, end):
             continue
         before = text[max(0, start - 24) : start]

@@ -16,6 +16,8 @@
   protected lexicon's ``demonyms`` fragment, so the two checks agree on them.
 - A law's name ("the Equality Act", "the Care Act 2014"): a field of knowledge, like the
   practices ``grounding.yaml`` lists as concepts, not a credential or a tool.
+- A holiday or season of the calendar ("the New Year peak", "Bank Holiday cover"): a time of
+  the work.
 
 Pure: text in, spans out; the resume's acronyms are read once per resume text.
 """
@@ -43,6 +45,14 @@ _MIN_PREFIX = 3  # a word may give its first letters: "Cert" of "Certificate" in
 _CAPITAL_WORD = re.compile(r"\b[A-Z][\w'-]*")
 _TITLE_WORD = re.compile(r"\b[A-Z][a-z]+(?:-[A-Z]?[a-z]+)*\b")
 _LAW = re.compile(r"\b(?:[A-Z][a-z]+\s+){1,4}Act\b(?:\s+(?:19|20)\d\d\b)?")
+# a holiday or season of the calendar named in capitals ("the Christmas and New Year peak", "Bank
+# Holiday cover"): a time of the work, not a product, employer or credential
+_OCCASION = re.compile(
+    r"\b(?:(?:Lunar\s+|Chinese\s+)?New\s+Year(?:'s)?(?:\s+(?:Eve|Day))?|Boxing\s+Day"
+    r"|Good\s+Friday|Easter\s+(?:Monday|Sunday|Weekend|Holidays?)|Christmas\s+(?:Eve|Day)"
+    r"|Bank\s+Holidays?|Half[-\s]Term|Hogmanay|Halloween|Bonfire\s+Night|Whitsun"
+    r"|Burns\s+Night|St\.?\s+(?:Patrick|David|Andrew|George)'s\s+Day)\b"
+)
 _LONGEST_NAME = 8  # capitalised words in a spelled-out name, at most
 
 
@@ -170,5 +180,6 @@ def not_claim_spans(input_text: str, rationale: str) -> list[tuple[int, int]]:
     spans = _spelled_acronyms(rationale, _short_forms(input_text))
     spans.extend(_demonym_spans(rationale))
     spans.extend(m.span() for m in _LAW.finditer(rationale))
+    spans.extend(m.span() for m in _OCCASION.finditer(rationale))
     spans.extend(place_spans(input_text, rationale))
     return spans

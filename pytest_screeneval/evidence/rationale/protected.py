@@ -57,7 +57,8 @@ BUILTIN_FILE = Path(__file__).resolve().parent / "data" / "protected_terms.yaml"
 _BEFORE_WINDOW = 48  # how far back ``unless_before`` looks, in characters
 _PEOPLE_WINDOW = 80  # how far back the people of the work, described, may stand
 _RELATION = re.compile(
-    r"(?:her|his|their)\s+(?:own\s+)?(?:wife|husband|girlfriend|boyfriend|partner|spouse|fianc\w*)",
+    r"(?:her|his|their)\s+(?:own\s+)?(?:wife|husband|girlfriend|boyfriend|partner|spouse|fianc\w*)"
+    r"(?:\s+(?-i:[A-Z])[\w-]+)?",  # a first name may follow: "her partner Joanne"
     re.IGNORECASE,
 )
 _PLACEHOLDER = re.compile(r"\{([a-z][a-z0-9_]*)\}")

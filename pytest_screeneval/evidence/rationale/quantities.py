@@ -57,7 +57,9 @@ _DIGITS = re.compile(
 _WORDS = re.compile(
     rf"\b(?:(?:a|an)\s+quarter\s+of\s+a\s+|half\s+a\s+"
     rf"|a\s+couple\s+of\s+(?=(?:dozen|hundred|thousand|million)\b)|(?:a|an)\s+(?=(?:dozen|hundred|thousand"
-    rf"|million|billion|decade|century)\b))?(?:(?:{_NUMBER_WORD})(?:(?:[-\s]+|(?<=hundred)\s+and\s+)"
+    rf"|million|billion|decade|century)\b))?(?:(?:{_NUMBER_WORD})(?:(?:[-\s]+|(?<=hundred)[-\s]+and[-\s]+"
+    # "four and a half thousand": a half before a scale
+    rf"|\s+and\s+a\s+half\s+(?=(?:hundred|thousand|million|billion)\b))"
     rf"(?=(?:{_NUMBER_WORD})\b))?)+\b",
     re.IGNORECASE,
 )
@@ -171,6 +173,9 @@ def _plain(text: str, quantity: Quantity) -> float:
     return float(whole.replace(",", "") + (f".{fraction}" if fraction else "")) or 1.0
 
 
+_AND_A_HALF = re.compile(r"\s+and\s+a\s+half\s+")
+
+
 def _spelled_value(words: str) -> float | None:
     """The value of a run of number words, or None when it is not a number ("a", "and")."""
     fraction = 1.0
@@ -180,14 +185,17 @@ def _spelled_value(words: str) -> float | None:
         fraction, words = 0.5, words[len("half a ") :]
     elif words.startswith("a couple of "):
         fraction, words = 2.0, words[len("a couple of ") :]  # "a couple of dozen": 24
-    tokens = [t for t in re.split(r"[-\s]+", words) if t and t != "and"]
+    words = _AND_A_HALF.sub(" plus-half ", words)
+    tokens = [t for t in re.split(r"[\s]+|-(?!half)", words) if t and t != "and"]
     if tokens and tokens[0] in ("a", "an"):
         tokens[0] = "one"
     total = 0.0
     current = 0.0
     seen = False
     for token in tokens:
-        if token in _UNITS:
+        if token == "plus-half":
+            current += 0.5  # "four and a half thousand": 4,500
+        elif token in _UNITS:
             current += _UNITS[token]
         elif token in _TENS:
             current += _TENS[token]

@@ -257,6 +257,7 @@ class Section:
     # how long the job lasted, in years, from its heading's dates ("(2019-Present)": this year
     # less 2019, give or take one); empty when the heading gives none
     lengths: frozenset[int] = frozenset()
+    current: bool = False  # its dates run to the present ("(2019-Present)")
 
 
 def _words_and_groups(text: str, folded: str) -> tuple[set[str], set[str]]:
@@ -432,7 +433,11 @@ def _sections(text: str, now: int) -> tuple[Section, ...]:
         title = frozenset(lookup_key(w) for w in _ALNUM_RUNS.findall(title_text))
         heading_line = text[start : text.find("\n", start) if "\n" in text[start:] else len(text)]
         lengths = _job_lengths(heading_line, now)
-        sections.append(Section(names, title, frozenset(words), values, frozenset(groups), lengths))
+        dates = _JOB_DATES.search(heading_line)
+        current = dates is not None and not dates.group(2).isdigit()
+        sections.append(
+            Section(names, title, frozenset(words), values, frozenset(groups), lengths, current)
+        )
     return tuple(sections)
 
 
@@ -543,10 +548,15 @@ _NOT_UNITS = frozenset(
 
 
 def unit_stem(word: str) -> str:
-    """A word without its plural ending: "classes" and "class", "jabs" and "jab" are one."""
+    """A word without its plural ending: "classes" and "class", "jabs" and "jab" are one; a unit's
+    symbol is its name ("12 Ml/d" and "twelve megalitres a day", "t/ha" and "tonnes")."""
+    if word == "Ml":
+        return "megalitre"  # "ml" is a millilitre
     word = word.lower()
     if word in ("percent", "pc"):
         return "%"
+    if word in _UNIT_SYMBOLS:
+        return _UNIT_SYMBOLS[word]
     if word.endswith("ies") and len(word) > 4:
         return word[:-3] + "y"
     if word.endswith(("ses", "xes", "zes", "ches", "shes")):
@@ -555,6 +565,30 @@ def unit_stem(word: str) -> str:
         return word[:-1]
     return word
 
+
+# a unit's symbol or spelling and the name it is counted by (after the plural ending is gone)
+_UNIT_SYMBOLS = {
+    "megaliter": "megalitre",
+    "megaliters": "megalitre",
+    "km": "kilometre",
+    "kms": "kilometre",
+    "kilometer": "kilometre",
+    "kilometers": "kilometre",
+    "ha": "hectare",
+    "t": "tonne",
+    "ton": "tonne",
+    "tons": "tonne",
+    "kg": "kilogram",
+    "kgs": "kilogram",
+    "kilo": "kilogram",
+    "kilos": "kilogram",
+    "mw": "megawatt",
+    "kw": "kilowatt",
+    "min": "minute",
+    "mins": "minute",
+    "yr": "year",
+    "yrs": "year",
+}
 
 _NEXT_WORD = re.compile(r"[^\S\n]*(?:[-+]\s*)?(%|[a-z][a-z-]*)")
 

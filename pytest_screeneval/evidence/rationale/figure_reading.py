@@ -1,0 +1,115 @@
+"""How a figure of a rationale reads against the resume's figures, beyond its value and unit.
+
+- A describing word before a people noun ("fourteen reception staff", "nine nursing staff")
+  names the staff the resume counts under a word of the same root ("14 receptionists", "9 dental
+  nurses"); the same word of a line that counts no people ("design" of "design review rework")
+  does not.
+- A figure the resume gives only as a percentage ("cut rework from 28% to 9%") grounds no count
+  of things ("9 design engineers").
+- "point" right after a number may name a thing counted ("forty point machines"), not a change
+  in points ("up 9 points").
+- A number after a duration in one list takes its unit ("sixteen years in water treatment, nine
+  running the works").
+- A change given as a share or a difference is read on the resume lines that share a word with
+  its sentence (``sentence_words``), not on any line whose figures happen to be close.
+
+Pure: text in, answers out; the resume's percentages are read once per resume text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+
+from pytest_screeneval.evidence.rationale.claim_context import COMMON_WORDS, CONTENT_WORD
+from pytest_screeneval.evidence.rationale.quantities import quantities
+from pytest_screeneval.evidence.rationale.resume_facts import unit_stem
+from pytest_screeneval.evidence.rationale.text import sentence_spans
+
+__all__ = [
+    "POINT_NOUN",
+    "STAFF_FORM",
+    "percent_only",
+    "same_root",
+    "sentence_words",
+    "staff_form_grounded",
+    "understood_duration",
+]
+
+# a people noun after a describing word: "reception staff", "library team", "nursing staff"
+STAFF_FORM = re.compile(
+    r"\s+([a-z][a-z-]{3,})\s+(?:staff|team|teams|workers|employees|personnel)\b", re.IGNORECASE
+)
+_ROOT = 4  # letters two words must share to be one root ("reception", "receptionist")
+_PERSON_ENDING = ("ist", "er", "or", "ian", "ant", "ent", "se")
+
+# "point" naming a thing ("point machines", "point duty"), not a change in points ("a 9 point
+# rise")
+POINT_NOUN = re.compile(
+    r"[-\s]+point\s+(?!(?:increase|rise|drop|fall|gain|improvement|jump|swing|lift|cut|reduction"
+    r"|change|lead|margin|difference|shift)\b)[a-z]",
+    re.IGNORECASE,
+)
+_PERCENT_AFTER = re.compile(r"\s*(?:%|per\s*cent\b|percent\b)", re.IGNORECASE)
+
+
+def same_root(said: str, resume_word: str) -> bool:
+    """Whether a describing word and a resume's word for people share a root ("nursing",
+    "nurse"; "reception", "receptionist"); the same word ("design" of "design review") is no
+    people noun."""
+    said = said.lower()
+    return (
+        len(resume_word) >= _ROOT
+        and said[:_ROOT] == resume_word[:_ROOT]
+        and said != resume_word
+        and resume_word.endswith(_PERSON_ENDING)
+    )
+
+
+def staff_form_grounded(
+    units: Mapping[float, frozenset[str]], values: Sequence[float], text: str, end: int
+) -> bool:
+    """Whether a count said in a staff form after it ("fourteen reception staff") is one the
+    resume gives of its people under a word of the same root ("14 receptionists")."""
+    staff = STAFF_FORM.match(text, end)
+    return staff is not None and any(
+        same_root(staff.group(1), word) for v in values for word in units.get(v, ())
+    )
+
+
+@lru_cache(maxsize=512)
+def percent_only(resume: str) -> frozenset[float]:
+    """The figures a resume gives only as percentages ("cut rework from 28% to 9%")."""
+    shares: set[float] = set()
+    counts: set[float] = set()
+    for quantity in quantities(resume):
+        (shares if _PERCENT_AFTER.match(resume, quantity.end) else counts).add(quantity.value)
+    return frozenset(shares - counts)
+
+
+# a number whose unit is understood from a duration just before it, in a list of the same clause
+_AFTER_A_DURATION = re.compile(
+    r"\b(?:years?|yrs?|decades?)\b[^.;:\n]{0,60},\s*(?:and\s+|with\s+|including\s+)?$",
+    re.IGNORECASE,
+)
+_ELLIPTICAL_AFTER = re.compile(r"\s+(?:[a-z]+ing|as|at|in)\b", re.IGNORECASE)
+_DURATION_REACH = 80  # how far back the duration may stand, in characters
+
+
+def understood_duration(text: str, start: int, end: int) -> bool:
+    """Whether the number at ``start``-``end`` is a duration by the list it closes: "sixteen
+    years in water treatment, nine running the works"."""
+    return bool(
+        _ELLIPTICAL_AFTER.match(text, end)
+        and _AFTER_A_DURATION.search(text, max(0, start - _DURATION_REACH), start)
+    )
+
+
+def sentence_words(text: str, at: int) -> frozenset[str]:
+    """The content words of the sentence holding ``at``, as a resume line's words are kept."""
+    for start, end in sentence_spans(text):
+        if start <= at < end:
+            words = CONTENT_WORD.findall(text[start:end].lower())
+            return frozenset(unit_stem(w) for w in words if len(w) >= 4) - COMMON_WORDS
+    return frozenset()
