@@ -179,8 +179,14 @@ def test_the_checks_hold_their_floors_on_each_part(name: str, flag: str) -> None
     }
     (score,) = [s for s in score_flags(part, ALL_FLAGS, got) if s.flag == flag]
     min_precision, min_recall = FLOORS[(name, flag)]
-    wrong = sorted((*score.false_positives, *score.false_negatives))
+    # The held-out part's misses are not named: read while the rules are being changed, they
+    # would be tuned on. Dev's are, to tune on.
+    wrong = (
+        f"{score.fp} false positives, {score.fn} false negatives (read them only after tuning)"
+        if name == HELD_OUT
+        else f"wrong: {sorted((*score.false_positives, *score.false_negatives))}"
+    )
     assert score.precision >= min_precision and score.recall >= min_recall, (
         f"{name} {flag}: precision {score.precision:.3f} (min {min_precision}), recall "
-        f"{score.recall:.3f} (min {min_recall}); wrong: {wrong}"
+        f"{score.recall:.3f} (min {min_recall}); {wrong}"
     )
