@@ -146,23 +146,18 @@ def test_a_resume_id_outside_the_rule_and_a_folder_without_the_rule_are_refused(
 
 
 # Floors under the figures measured on the corpus (the held-out part measured nine times, see
-# the commit history): a change that loses precision or recall on either part fails here.
-# Held-out, ninth look (r02-r100; r92-r100 never seen before), measured once after the round's
-# tuning: protected 0.948 / 0.936, ungrounded 0.897 / 0.897; r92-r100 alone protected 0.833 /
-# 0.750 (20 positives), ungrounded 0.864 / 0.864 (59) (before this round's rule changes,
-# measured on them unseen: protected 0.750 / 0.600, ungrounded 0.839 / 0.797); r02-r90 alone
-# protected 0.958 / 0.953 and ungrounded 0.902 / 0.902 (0.905 / 0.902 before the round). Dev
-# (r01-r101): protected 0.988 / 1.000, ungrounded 0.992 / 0.956. Targets on held-out: protected
-# >= 0.95 and >= 0.85, ungrounded >= 0.90 and >= 0.80: on the whole part both recalls are met,
-# both precisions narrowly not (0.948, 0.897); on r92-r100 alone only ungrounded recall is met.
-# The held-out floors were lowered this round, from 0.95 / 0.95
-# (protected) and 0.90 / 0.90 (ungrounded), because adding r92-r100 (new fields, on which the
-# rules do worse) took the measured figures below them; each floor is now just under its figure.
+# the commit history and docs/figures.md): a change that loses precision or recall on either
+# part fails here. Measured at the merge of the blind set r102-r111 (written without running the
+# rules, never tuned on) with round 9's rules: held-out (r02-r110) protected 0.931 / 0.921,
+# ungrounded 0.892 / 0.879; dev (r01-r111) protected 0.937 / 0.968, ungrounded 0.976 / 0.930.
+# The blind set took every figure down (r02-r100 alone: protected 0.948 / 0.936, ungrounded
+# 0.897 / 0.897), so the floors went down with it, each just under its figure; the targets
+# (protected >= 0.95 and >= 0.85, ungrounded >= 0.90 and >= 0.80) are not met on held-out.
 FLOORS = {
-    (HELD_OUT, PROTECTED_ATTRIBUTE): (0.94, 0.93),
-    (HELD_OUT, UNGROUNDED): (0.89, 0.89),
-    (DEV, PROTECTED_ATTRIBUTE): (0.98, 0.99),
-    (DEV, UNGROUNDED): (0.98, 0.95),
+    (HELD_OUT, PROTECTED_ATTRIBUTE): (0.93, 0.92),
+    (HELD_OUT, UNGROUNDED): (0.89, 0.87),
+    (DEV, PROTECTED_ATTRIBUTE): (0.93, 0.96),
+    (DEV, UNGROUNDED): (0.97, 0.93),
 }
 
 
