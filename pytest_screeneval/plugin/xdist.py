@@ -91,9 +91,9 @@ class ControllerPlugin:
     @pytest.hookimpl(optionalhook=True, tryfirst=True)
     def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
         # Items of one case share its scored inputs: keep them on one worker.
-        from xdist.scheduler import LoadScopeScheduling
+        from pytest_screeneval.plugin.case_scheduling import CaseScheduling
 
-        return LoadScopeScheduling(config, log)
+        return CaseScheduling(config, log)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
