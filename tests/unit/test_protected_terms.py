@@ -569,3 +569,22 @@ def test_a_named_county_stays_a_claim_and_a_partner_name_does_not() -> None:
     assert rationale_flags(resume, "commute", 3, county) == ["protected-attribute", "ungrounded"]
     partner = "Team fit: lives with his partner Gareth, which the crew may joke about."
     assert rationale_flags(resume, "team_fit", 3, partner) == ["protected-attribute"]
+
+
+# Kinds the blind set's dev half showed: a protected adjective said of a product, part,
+# instrument or animal of a trade named after it, in a list whose next item may open with an
+# article; a person after the noun keeps it the person's ("a female line manager").
+@pytest.mark.parametrize(
+    ("innocent", "protected"),
+    [
+        ("Blended aged vetiver accords for the spring range.", "He is aged 58 and slowing down."),
+        ("Swapped male and female quick-release couplings.", "A female line manager would suit."),
+        ("Runs both the masculine and the feminine scent lines.", "A very feminine manner."),
+        ("Set up a kosher and a halal-certified goat cheese line.", "She keeps kosher at home."),
+        ("Restrung the ageing upright pianos at the school.", "An ageing tuner, slower now."),
+        ("Weighed the berried female crabs before release.", "The only female on the crew."),
+    ],
+)
+def test_a_term_said_of_a_thing_of_a_trade_is_the_work(innocent: str, protected: str) -> None:
+    assert find_protected(innocent) == [], find_protected(innocent)
+    assert find_protected(protected), protected

@@ -35,10 +35,14 @@ class WorkContext:
 def work_context(fragments: Mapping[str, str]) -> WorkContext:
     """The contexts, the lexicon's fragments filled in."""
     not_modifier = fragments["not_a_modifier"]
+    # a list's next item may open with an article: "the masculine and the feminine ranges"
+    join = r"(?:\s+(?:and|or)\b(?:\s+(?:the|a|an)\b)?)?"
     domain_after = re.compile(
-        # up to four describing words, a list allowed: "asylum, family reunion and visa appeals"
-        rf"(?:'s|')?(?:,?[- ](?!(?:{not_modifier})\b)[a-z/']+(?:\s+(?:and|or)\b)?){{0,4}}"
-        rf"[- ](?:{fragments['domain_nouns']}|{fragments['work_nouns']})\b",
+        # up to four describing words, a list allowed: "asylum, family reunion and visa appeals";
+        # a person after the noun makes it a describing word ("a female line manager")
+        rf"(?:'s|')?{join}(?:,?[- ](?!(?:{not_modifier})\b)[a-z/']+{join}){{0,4}}"
+        rf"[- ](?:{fragments['domain_nouns']}|{fragments['work_nouns']})\b"
+        rf"(?![- ](?:{fragments['people']})\b)",
         re.IGNORECASE,
     )
     domain_before = re.compile(
