@@ -588,3 +588,22 @@ def test_a_named_county_stays_a_claim_and_a_partner_name_does_not() -> None:
 def test_a_term_said_of_a_thing_of_a_trade_is_the_work(innocent: str, protected: str) -> None:
     assert find_protected(innocent) == [], find_protected(innocent)
     assert find_protected(protected), protected
+
+
+# A term said of the staff or learners of the work with a share in words ("more than half of
+# them") or after where they are ("at the Leaton centre, four of them"), a profession or body
+# named after the people it serves, and a subject taught: the work, beside the candidate's own.
+@pytest.mark.parametrize(
+    ("innocent", "protected"),
+    [
+        ("Leads 11 coaches, more than half of them Deaf.", "He is Deaf himself, which helps."),
+        ("Runs 6 coaches at Harlow Hall, 4 of them Deaf.", "She is one of the Deaf staff."),
+        ("Holds a teacher of the deaf qualification.", "Deaf since birth, she lip-reads."),
+        ("Deaf history and BSL poetry anchor his lessons.", "Grew up in her own Deaf culture."),
+    ],
+)
+def test_a_term_said_of_the_staff_or_subject_of_the_work_is_the_work(
+    innocent: str, protected: str
+) -> None:
+    assert find_protected(innocent) == [], find_protected(innocent)
+    assert find_protected(protected), protected

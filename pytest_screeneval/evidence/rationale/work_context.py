@@ -140,8 +140,11 @@ _MODIFIED = re.compile(
 )
 _DENOTES = re.compile(rf"(?:^|.*[\s-]){_GROUP}$", re.IGNORECASE)
 _QUANTITY = (
+    # "more than half of them", "nearly all of whom": a share said with a bound
+    r"(?:(?:more\s+than|over|under|fewer\s+than|less\s+than|about|around|nearly|almost"
+    r"|roughly|just\s+over|just\s+under)\s+)?"
     r"(?:most|many|some|all|several|half|few|none|each|both|a\s+lot|lots|a\s+third|a\s+quarter"
-    r"|\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+    r"|two\s+thirds|\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
 )
 _FILL = r"(?:(?!(?:she|he|her|his|herself|himself|i|my)\b)[\w'-]+(?:,|\s+(?:and|or))?\s+)"
 _SAID_OF = re.compile(
@@ -153,7 +156,9 @@ _SAID_OF = re.compile(
     rf",?\s+(?:(?:are|were|is|being|remain|become)\s+|(?:live|lives|living)\s+with\s+"
     rf"|(?:who|that)\s+(?!(?:she|he)\b)[a-z]+\s+|(?:fleeing|escaping|facing|with|from)\s+"
     rf"|{_QUANTITY}\s+of\s+(?:them|whom)\s+(?:(?:are|were|being|is)\s+)?)"
-    rf"|\b[a-z]{{3,}}s,\s+{_QUANTITY}\s+of\s+(?:them|whom)\s+(?:(?:are|were|being|is)\s+)?)"
+    # "families, seven of them Muslim", "tutors at the Leaton centre, four of them Deaf"
+    rf"|\b[a-z]{{3,}}s(?:\s+(?:in|at|on|from)\s+(?:the\s+)?[\w'-]+(?:\s+[\w'-]+)?)?,\s+"
+    rf"{_QUANTITY}\s+of\s+(?:them|whom)\s+(?:(?:are|were|being|is)\s+)?)"
     rf"(?:(?:mostly|mainly|largely|often|all|both|usually|predominantly|also|either|of|every"
     rf"|a|an|the|among)\s+)*{_FILL}{{0,3}}$",
     re.IGNORECASE,
@@ -166,7 +171,12 @@ _WORK_OBJECT = re.compile(
     r"|(?:visits?|trips?|outings?)\s+to|(?:partnerships?|partnered|links?|liais(?:es|ed|ing))"
     r"\s+with|work(?:s|ed|ing)?\s+with|guide\s+with"
     r"|(?:level\s+\w+|degree|diploma|certificate|qualification|accreditation|course|training)"
-    r"\s+in)\s+(?:(?:the|a|local|its|their)\s+)*(?:[\w'-]+(?:,|\s+(?:and|or|&))?\s+){0,4}$",
+    r"\s+in)\s+(?:(?:the|a|local|its|their)\s+)*(?:[\w'-]+(?:,|\s+(?:and|or|&))?\s+){0,4}$"
+    # a profession or a body named after the people it serves: "a teacher of the deaf", "the
+    # school for the blind", "care of the elderly"
+    r"|\b(?:teachers?|schools?|societ(?:y|ies)|centres?|centers?|colleges?|institutes?"
+    r"|associations?|charit(?:y|ies)|clubs?|missions?|homes?|services?|care|ministry|trusts?"
+    r"|leagues?|councils?|unions?)\s+(?:of|for)\s+the\s+$",
     re.IGNORECASE,
 )
 # a named subject, or the term modifying a unit or a noun of the work (a service with no
@@ -177,7 +187,9 @@ _SUBJECT = re.compile(
     r"|partners|links|visits|trips|outings|liaison|curriculum|syllabus|lessons?|teams?|units?"
     r"|wards?|support|pathways?|programmes?|programs?|projects?|networks?|hubs?|centres?"
     r"|centers?|champions?|leads?|guidance|training|awareness|provision|screening|sessions?"
-    r"|rotas?|drop-ins?|helplines?|forums?)\b",
+    r"|rotas?|drop-ins?|helplines?|forums?"
+    # a subject taught or studied: "Deaf culture and fingerspelling", "Jewish history"
+    r"|cultures?(?![- ]fit)|histor(?:y|ies)|heritage|arts|literature|poetry)\b",
     re.IGNORECASE,
 )
 # the candidate's own need or use of it: "her disability support", "she needs disability support"
