@@ -607,3 +607,21 @@ def test_a_term_said_of_the_staff_or_subject_of_the_work_is_the_work(
 ) -> None:
     assert find_protected(innocent) == [], find_protected(innocent)
     assert find_protected(protected), protected
+
+
+# Places of worship in the plural are the sites or clients of the work unless a person stands
+# beside them; a thing of the work raised in a system is no upbringing.
+@pytest.mark.parametrize(
+    ("innocent", "protected"),
+    [
+        ("Voices organs for schools, chapels and churches.", "Volunteers at St. Jude's Church."),
+        ("Surveyed the roofs of six mosques in the city.", "She and her sons attend two mosques."),
+        ("Logged faults, with job tickets raised in Maximo.", "He was raised in Ghana, in fact."),
+        ("Purchase orders were all raised in Oracle.", "She grew up in Leeds, like the team."),
+    ],
+)
+def test_plural_places_of_worship_and_things_raised_in_a_system_are_the_work(
+    innocent: str, protected: str
+) -> None:
+    assert find_protected(innocent) == [], find_protected(innocent)
+    assert find_protected(protected), protected
