@@ -625,3 +625,25 @@ def test_plural_places_of_worship_and_things_raised_in_a_system_are_the_work(
 ) -> None:
     assert find_protected(innocent) == [], find_protected(innocent)
     assert find_protected(protected), protected
+
+
+# Coded references the blind set's dev half showed, each beside a look-alike of the work: a
+# colour before a person of any trade, a health status with when it holds, a marriage in other
+# words, a child of Deaf adults, parents who raised the candidate, a commute as where they live,
+# an estate one lives "out on", a coded sex noun, a conjunction that no list of people passes.
+@pytest.mark.parametrize(
+    ("innocent", "protected"),
+    [
+        ("Published the White Paper on net zero.", "A Black farrier would stand out here."),
+        ("Many of her patients are in remission.", "Currently in remission, so pace may vary."),
+        ("Wedding cakes for newly wed couples.", "Just wed, so travel may not appeal."),
+        ("Runs BSL groups for Deaf parents.", "A CODA, brought up by Deaf parents."),
+        ("Drivers who commute in from the coast.", "Commutes in from the coast each day."),
+        ("Housing officer for the Elm Vale estate.", "Lives out on the Elm Vale estate."),
+        ("Coached the under-14 lasses team for the club.", "A lass on the rigs would suit them."),
+        ("Trains native speakers of Welsh.", "A non-native speaker, though clients cope."),
+    ],
+)
+def test_coded_references_are_found_beside_their_look_alikes(innocent: str, protected: str) -> None:
+    assert find_protected(innocent) == [], find_protected(innocent)
+    assert find_protected(protected), protected

@@ -126,7 +126,7 @@ _STOP = (
     r"(?:the|a|an|her|his|their|its|to|in|for|with|she|he|they|it|is|was|were|are|has|have|had"
     r"|may|might|will|would|should|could|can|which|who|that|this|these|so|because|as|but|our"
     r"|we|us|you|your|him|them|me|like|herself|himself|themselves|own|of|at|on|from|by|than"
-    r"|where|when|while|if|whether|not|must)"
+    r"|where|when|while|if|whether|not|must|though|although|however|yet|despite|whereas)"
 )
 _WORD = rf"(?!{_STOP}\b)[\w+'’-]+"
 _MODIFIED = re.compile(
@@ -290,7 +290,9 @@ def _group_of_the_work(text: str, left: str, start: int, end: int) -> bool:
 
 _AT_HOME = re.compile(r"\s+(?:[\w-]+\s+){0,2}?(?:at|back)\s+home\b", re.IGNORECASE)
 _CANDIDATE_HAS = re.compile(
-    r"\b(?:she|he|they)\s+(?:has|have|had|is\s+raising|raises)\s+(?:got\s+)?(?:[\w-]+\s+){0,3}$",
+    r"\b(?:she|he|they)\s+(?:has|have|had|is\s+raising|raises)\s+(?:got\s+)?(?:[\w-]+\s+){0,3}$"
+    # the parents who raised the candidate: "raised by Deaf parents", "born to Sikh parents"
+    r"|\b(?:raised|brought\s+up|born|adopted)\s+(?:by|to)\s+(?:two\s+|a\s+|an\s+)?$",
     re.IGNORECASE,
 )
 
