@@ -616,3 +616,16 @@ def test_a_change_as_a_share_is_read_on_a_line_about_the_same_thing(
         "- Cut average check-in time from 7 minutes to 3.\n- Grew direct bookings.\n"
     )
     assert (UNGROUNDED in rationale_flags(resume, "revenue", 4, text)) is claimed, text
+
+
+@pytest.mark.parametrize(
+    ("text", "claimed"),
+    [
+        ("Experience: 16 years in water, seven in the lab and nine running the works.", False),
+        ("Experience: 16 years in water, seven in the lab and twelve running the works.", True),
+    ],
+)
+def test_a_duration_s_unit_is_understood_in_a_later_item_of_its_list(
+    text: str, claimed: bool
+) -> None:
+    assert (UNGROUNDED in rationale_flags(SEASONS_RESUME, "planning", 4, text)) is claimed

@@ -88,9 +88,11 @@ def percent_only(resume: str) -> frozenset[float]:
     return frozenset(shares - counts)
 
 
-# a number whose unit is understood from a duration just before it, in a list of the same clause
+# a number whose unit is understood from a duration just before it, in a list of the same clause:
+# its first item after a comma, a later one after "and" ("six as a technician and six leading")
 _AFTER_A_DURATION = re.compile(
-    r"\b(?:years?|yrs?|decades?)\b[^.;:\n]{0,60},\s*(?:and\s+|with\s+|including\s+)?$",
+    r"\b(?:years?|yrs?|decades?)\b[^.;:\n]{0,60},(?:[^.;:\n]{0,40}\s+and)?"
+    r"\s*(?:and\s+|with\s+|including\s+)?$",
     re.IGNORECASE,
 )
 _ELLIPTICAL_AFTER = re.compile(r"\s+(?:[a-z]+ing|as|at|in)\b", re.IGNORECASE)
