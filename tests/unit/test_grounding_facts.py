@@ -629,3 +629,27 @@ def test_a_duration_s_unit_is_understood_in_a_later_item_of_its_list(
     text: str, claimed: bool
 ) -> None:
     assert (UNGROUNDED in rationale_flags(SEASONS_RESUME, "planning", 4, text)) is claimed
+
+
+TOTALS_RESUME = """\
+EXPERIENCE
+Site Lead, Harnell Sawmills, Dunmore (2018-Present)
+- Leads 5 felling crews of 4 cutters each.
+- Manages 3 graders and 3 saw doctors.
+"""
+
+
+# A line's total said of people: groups times their size, or the parts listed together said of
+# people in general; a total said with one part's noun is no total.
+@pytest.mark.parametrize(
+    ("text", "claimed"),
+    [
+        ("Leadership: leads twenty cutters in all, in five crews.", False),
+        ("Leadership: in charge of twenty chainsaw cutters.", False),
+        ("Leadership: leads twenty-four cutters in five crews.", True),
+        ("Leadership: heads a six-strong grading team.", False),
+        ("Leadership: manages six graders at Harnell.", True),
+    ],
+)
+def test_a_count_of_people_may_be_a_line_s_total(text: str, claimed: bool) -> None:
+    assert (UNGROUNDED in rationale_flags(TOTALS_RESUME, "leadership", 4, text)) is claimed

@@ -12,6 +12,10 @@
   running the works").
 - A change given as a share or a difference is read on the resume lines that share a word with
   its sentence (``sentence_words``), not on any line whose figures happen to be close.
+- A count of people "in all" may be a line's total (``total_grounded``): the counts it lists
+  together ("6 perfumers and 4 evaluators": a ten-strong team) or a number of groups times each
+  group's size ("4 crews of 3 technicians each": twelve technicians, twelve techs), said of
+  people in general or of the people the line counts.
 
 Pure: text in, answers out; the resume's percentages are read once per resume text.
 """
@@ -21,10 +25,11 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
+from itertools import pairwise
 
 from pytest_screeneval.evidence.rationale.claim_context import COMMON_WORDS, CONTENT_WORD
-from pytest_screeneval.evidence.rationale.quantities import quantities
-from pytest_screeneval.evidence.rationale.resume_facts import unit_stem
+from pytest_screeneval.evidence.rationale.quantities import quantities, same_value
+from pytest_screeneval.evidence.rationale.resume_facts import is_year, unit_stem
 from pytest_screeneval.evidence.rationale.text import sentence_spans
 
 __all__ = [
@@ -34,6 +39,7 @@ __all__ = [
     "same_root",
     "sentence_words",
     "staff_form_grounded",
+    "total_grounded",
     "understood_duration",
 ]
 
@@ -115,3 +121,63 @@ def sentence_words(text: str, at: int) -> frozenset[str]:
             words = CONTENT_WORD.findall(text[start:end].lower())
             return frozenset(unit_stem(w) for w in words if len(w) >= 4) - COMMON_WORDS
     return frozenset()
+
+
+# words after a count that say it counts people in general: "fifteen staff", "a ten-strong team"
+_ANY_PEOPLE = frozenset(
+    unit_stem(word)
+    for word in ("staff", "people", "reports", "heads", "employees", "members", "strong", "team")
+)
+_SAID_AFTER = re.compile(r"[\s-]+([a-z]+)(?:\s+([a-z]+))?", re.IGNORECASE)
+_LIST_JOIN = re.compile(r"[^\d:;()]{0,40}?(?:,|\band\b|\bplus\b)\s*", re.IGNORECASE)
+# "4 service crews of 3 technicians each": groups, then each group's size and what it counts
+_GROUPS_OF = re.compile(r"\b(\d+)\s+(?:[a-z-]+\s+){1,3}?of\s+(\d+)\s+([a-z]+)", re.IGNORECASE)
+_NEXT = re.compile(r"\s+([a-z]+)", re.IGNORECASE)
+
+
+@lru_cache(maxsize=512)
+def _line_totals(resume: str) -> tuple[tuple[float, frozenset[str]], ...]:
+    """Each line's totals with the words they count: the sums of the counts it lists together
+    ("7 climbers and 5 ground staff": 12), each count joined to the next by "and", "plus" or a
+    comma ("2 crews: 7 climbers ..." is no list of 2 and 7), and its groups times their size."""
+    totals: list[tuple[float, frozenset[str]]] = []
+    for line in resume.splitlines():
+        found = [q for q in quantities(line) if not is_year(q.value)]
+        run = found[:1]
+        for previous, current in pairwise(found):
+            if _LIST_JOIN.fullmatch(line[previous.end : current.start]):
+                run.append(current)
+                # the sum counts one kind of people only when every part does ("9 design
+                # engineers" is no total of "7 design engineers and 2 CAD technicians")
+                words = [_NEXT.match(line, q.end) for q in run]
+                units = {unit_stem(w.group(1)) if w else "" for w in words}
+                totals.append(
+                    (
+                        sum(q.value for q in run),
+                        frozenset(units - {""}) if len(units) == 1 else frozenset(),
+                    )
+                )
+            else:
+                run = [current]
+        for groups in _GROUPS_OF.finditer(line):
+            product = float(groups.group(1)) * float(groups.group(2))
+            totals.append((product, frozenset({unit_stem(groups.group(3))})))
+    return tuple(totals)
+
+
+def total_grounded(resume: str, values: Sequence[float], text: str, end: int) -> bool:
+    """Whether a count said of people ("fifteen staff", "twelve technicians in all", "twelve
+    turbine techs") is a total one resume line gives (see the module docstring)."""
+    said = _SAID_AFTER.match(text, end)
+    if said is None:
+        return False
+    words = [unit_stem(w) for w in said.groups() if w]
+    for total, units in _line_totals(resume):
+        if not any(same_value(v, total) for v in values):
+            continue
+        if any(w in _ANY_PEOPLE or w in units for w in words[:1]):
+            return True
+        # a short form of the line's people noun, maybe after a describing word: "turbine techs"
+        if any(same_root(w, unit) or w == unit for w in words for unit in units):
+            return True
+    return False

@@ -47,6 +47,7 @@ from pytest_screeneval.evidence.rationale.figure_reading import (
     percent_only,
     sentence_words,
     staff_form_grounded,
+    total_grounded,
     understood_duration,
 )
 from pytest_screeneval.evidence.rationale.list_counts import counts_a_list
@@ -280,9 +281,7 @@ def _grounded_value(
     unit = said_unit = next(iter(words_after(text, end, 1)), None)
     if staff_form_grounded(facts.units, values, text, end):
         return True  # "fourteen reception staff" for "14 receptionists": the staff form
-    if unit in _ANY_PEOPLE and any(
-        same_value(v, t) for v in values for t in _line_totals(facts.text)
-    ):
+    if total_grounded(facts.text, values, text, end):
         return True  # "fifteen staff" for "9 climbers and 6 ground staff" on one resume line
     if unit is not None and (unit not in facts.unit_words or unit in _ANY_PEOPLE):
         # a unit the resume never counts, or one that counts any people ("nine staff" for
@@ -328,27 +327,6 @@ def _grounded_value(
             for b in line[i + 1 :]
         )
     return False
-
-
-@lru_cache(maxsize=512)
-def _line_totals(resume: str) -> tuple[float, ...]:
-    """The sums of the counts a resume line lists together ("7 climbers and 5 ground staff":
-    12), each count joined to the next by "and", "plus" or a comma ("2 crews: 7 climbers ..."
-    is no list of 2 and 7)."""
-    totals: list[float] = []
-    for line in resume.splitlines():
-        found = [q for q in quantities(line) if not is_year(q.value)]
-        run = found[:1]
-        for previous, current in pairwise(found):
-            if _LIST_JOIN.fullmatch(line[previous.end : current.start]):
-                run.append(current)
-                totals.append(sum(q.value for q in run))
-            else:
-                run = [current]
-    return tuple(totals)
-
-
-_LIST_JOIN = re.compile(r"[^\d:;()]{0,40}?(?:,|\band\b|\bplus\b)\s*", re.IGNORECASE)
 
 
 def _unsupported_numbers(context: Context, score: int) -> list[str]:
