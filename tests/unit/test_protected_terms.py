@@ -647,3 +647,9 @@ def test_plural_places_of_worship_and_things_raised_in_a_system_are_the_work(
 def test_coded_references_are_found_beside_their_look_alikes(innocent: str, protected: str) -> None:
     assert find_protected(innocent) == [], find_protected(innocent)
     assert find_protected(protected), protected
+
+
+def test_the_place_of_an_origin_said_with_originally_is_the_reference_s_own_words() -> None:
+    resume = "Tutor, Kellmere Signing Centre, Harwick (2019-Present)\n- Teaches 40 learners.\n"
+    origin = "Team fit: being from Port Elara originally, she may find the team new."
+    assert rationale_flags(resume, "team_fit", 3, origin) == ["protected-attribute"]
