@@ -653,3 +653,28 @@ Site Lead, Harnell Sawmills, Dunmore (2018-Present)
 )
 def test_a_count_of_people_may_be_a_line_s_total(text: str, claimed: bool) -> None:
     assert (UNGROUNDED in rationale_flags(TOTALS_RESUME, "leadership", 4, text)) is claimed
+
+
+LEVELS_RESUME = """\
+EXPERIENCE
+Rope Access Lead, Kestrel Blade Care, Dunmore (2018-Present)
+- Leads 3 crews over 4 wind farms.
+- Teaches rope rescue Levels 1-2 to new starters.
+QUALIFICATIONS
+- IRATA Level 2 rope access
+"""
+
+
+# A number said as a level is one of the levels the resume gives under that word, not any figure
+# of the same value elsewhere; a range's dash is no label before a score.
+@pytest.mark.parametrize(
+    ("text", "claimed"),
+    [
+        ("Access: holds IRATA Level 2 and leads 3 crews.", False),
+        ("Access: holds IRATA Level 3 and leads 3 crews.", True),
+        ("Teaching: teaches rope rescue Levels 1-2 to starters.", False),
+        ("Teaching: teaches rope rescue Levels 1-4 to starters.", True),
+    ],
+)
+def test_a_level_must_be_one_the_resume_gives(text: str, claimed: bool) -> None:
+    assert (UNGROUNDED in rationale_flags(LEVELS_RESUME, "access", 4, text)) is claimed

@@ -16,6 +16,9 @@
   together ("6 perfumers and 4 evaluators": a ten-strong team) or a number of groups times each
   group's size ("4 crews of 3 technicians each": twelve technicians, twelve techs), said of
   people in general or of the people the line counts.
+- A number after "Level", "Grade", "Stage" ... is a level (``level_grounded``): when the resume
+  gives levels of that word ("RATA Level 2", "Levels 1-3"), it must be one of them, not any
+  figure of the same value elsewhere.
 
 Pure: text in, answers out; the resume's percentages are read once per resume text.
 """
@@ -35,6 +38,7 @@ from pytest_screeneval.evidence.rationale.text import sentence_spans
 __all__ = [
     "POINT_NOUN",
     "STAFF_FORM",
+    "level_grounded",
     "percent_only",
     "same_root",
     "sentence_words",
@@ -181,3 +185,39 @@ def total_grounded(resume: str, values: Sequence[float], text: str, end: int) ->
         if any(same_root(w, unit) or w == unit for w in words for unit in units):
             return True
     return False
+
+
+_LEVEL_WORD = r"(?:level|grade|stage|band|tier|step)"
+_RANGE_JOIN = r"\s*(?:-|\u2013|to|and|&|,)\s*"
+# the number said: "Level 3", or the end of a range or list, "Levels 1-4", "Levels 2 and 3"
+_LEVEL_BEFORE = re.compile(rf"\b({_LEVEL_WORD})s?\s+(?:\d+{_RANGE_JOIN})*$", re.IGNORECASE)
+_LEVELS = re.compile(rf"\b({_LEVEL_WORD})s?\s+(\d+(?:{_RANGE_JOIN}\d+)*)", re.IGNORECASE)
+_RANGE = re.compile(r"^(\d+)\s*(?:-|\u2013|to)\s*(\d+)$", re.IGNORECASE)
+_LEVEL_REACH = 24  # how far back the level word may stand, in characters
+
+
+@lru_cache(maxsize=512)
+def _resume_levels(resume: str) -> Mapping[str, frozenset[float]]:
+    """The levels a resume gives under each level word, a range spelled out ("Levels 1-3": 1,
+    2 and 3)."""
+    levels: dict[str, set[float]] = {}
+    for match in _LEVELS.finditer(resume):
+        found = levels.setdefault(match.group(1).lower(), set())
+        found.update(float(n) for n in re.findall(r"\d+", match.group(2)))
+        span = _RANGE.match(match.group(2))
+        if span and int(span.group(1)) < int(span.group(2)) <= 20:
+            found.update(float(n) for n in range(int(span.group(1)), int(span.group(2)) + 1))
+    return {word: frozenset(found) for word, found in levels.items()}
+
+
+def level_grounded(resume: str, text: str, start: int, values: Sequence[float]) -> bool | None:
+    """Whether a number said as a level ("RATA Level 3") is a level the resume gives under the
+    same word; None when it is no level, or the resume gives no levels of that word (its value
+    is then read as any other figure)."""
+    before = _LEVEL_BEFORE.search(text, max(0, start - _LEVEL_REACH), start)
+    if before is None:
+        return None
+    levels = _resume_levels(resume).get(before.group(1).lower())
+    if not levels:
+        return None
+    return any(value in levels for value in values)

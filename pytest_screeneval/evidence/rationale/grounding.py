@@ -44,6 +44,7 @@ from pytest_screeneval.evidence.rationale.credential_words import unsupported_cr
 from pytest_screeneval.evidence.rationale.durations import grounded_duration
 from pytest_screeneval.evidence.rationale.figure_reading import (
     POINT_NOUN,
+    level_grounded,
     percent_only,
     sentence_words,
     staff_form_grounded,
@@ -256,7 +257,8 @@ def _missing_evidence(facts: InputFacts, evidence: Sequence[str]) -> list[str]:
 
 
 _AT_LEAST_AFTER = re.compile(r"\s*\+", re.IGNORECASE)
-_LABEL_BEFORE = re.compile(r"(?:^|\n)[^\n]{1,40}[:=\-]\s*$")
+# "Team leadership - 4", "data_analysis: 5"; the dash of a range ("Levels 1-4") is no label's
+_LABEL_BEFORE = re.compile(r"(?:^|\n)[^\n]{1,40}(?:[:=]|(?<!\d)-)\s*$")
 _ANY_PEOPLE = frozenset(
     unit_stem(word) for word in ("staff", "people", "reports", "heads", "employees", "members")
 )
@@ -362,7 +364,11 @@ def _unsupported_numbers(context: Context, score: int) -> list[str]:
         not_a_count = first.value < 4 or bool(NOT_A_COUNT_AFTER.match(text, end))
         if first.spelled and not duration and not_a_count and not _POINTS_AFTER.match(text, end):
             continue
-        if duration:
+        level = level_grounded(facts.text, text, start, values)
+        if level is not None:
+            if level:
+                continue  # "Level 3" for the resume's "Levels 1-3"
+        elif duration:
             if grounded_duration(facts, first.value, text, start, end):
                 continue
         elif _POINTS_AFTER.match(text, end):
