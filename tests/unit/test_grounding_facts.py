@@ -678,3 +678,25 @@ QUALIFICATIONS
 )
 def test_a_level_must_be_one_the_resume_gives(text: str, claimed: bool) -> None:
     assert (UNGROUNDED in rationale_flags(LEVELS_RESUME, "access", 4, text)) is claimed
+
+
+REMARK_RESUME = """\
+EXPERIENCE
+Head Cooper, Tallow & Reed Cooperage (family-run), Brackley (2016-Present)
+- Raised 220 oak casks a year.
+Cooper, Fenmoor Barrels, Ashby (2010-2016)
+- Repaired 90 sherry butts.
+"""
+
+
+# An employer's heading with a remark in brackets before its place and dates is still a job: the
+# facts of another job said of it are misattributed.
+@pytest.mark.parametrize(
+    ("text", "claimed"),
+    [
+        ("Craft: raised 220 oak casks a year at Tallow & Reed.", False),
+        ("Craft: repaired 90 sherry butts in the Tallow & Reed yard.", True),
+    ],
+)
+def test_a_heading_with_a_remark_in_brackets_is_a_job(text: str, claimed: bool) -> None:
+    assert (UNGROUNDED in rationale_flags(REMARK_RESUME, "craft", 4, text)) is claimed
