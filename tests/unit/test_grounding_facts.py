@@ -700,3 +700,17 @@ Cooper, Fenmoor Barrels, Ashby (2010-2016)
 )
 def test_a_heading_with_a_remark_in_brackets_is_a_job(text: str, claimed: bool) -> None:
     assert (UNGROUNDED in rationale_flags(REMARK_RESUME, "craft", 4, text)) is claimed
+
+
+# A comma before a participle that places the facts before it ("..., built at X") joins them to
+# that employer; a comma before another item still ends the stretch the name governs.
+@pytest.mark.parametrize(
+    ("text", "claimed"),
+    [
+        ("Craft: 90 sherry butts repaired, all done at Fenmoor.", False),
+        ("Craft: 90 sherry butts repaired, all done at Tallow & Reed.", True),
+        ("Craft: 90 sherry butts, and now runs the yard at Tallow & Reed.", False),
+    ],
+)
+def test_a_participle_after_a_comma_places_the_facts_before_it(text: str, claimed: bool) -> None:
+    assert (UNGROUNDED in rationale_flags(REMARK_RESUME, "craft", 4, text)) is claimed
