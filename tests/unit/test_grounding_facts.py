@@ -714,3 +714,25 @@ def test_a_heading_with_a_remark_in_brackets_is_a_job(text: str, claimed: bool) 
 )
 def test_a_participle_after_a_comma_places_the_facts_before_it(text: str, claimed: bool) -> None:
     assert (UNGROUNDED in rationale_flags(REMARK_RESUME, "craft", 4, text)) is claimed
+
+
+RATE_RESUME = """\
+EXPERIENCE
+Cooper, Fenmoor Barrels, Ashby (2010-2016)
+- Repaired 900 sherry butts in total.
+- Raised 220 oak casks a year.
+"""
+
+
+# A figure the resume gives only as a total is not borne out when said as a rate, and the reverse
+# reading of a rate the resume gives stays grounded.
+@pytest.mark.parametrize(
+    ("text", "claimed"),
+    [
+        ("Craft: repaired 900 sherry butts in total at Fenmoor.", False),
+        ("Craft: repaired 900 sherry butts a year at Fenmoor.", True),
+        ("Craft: raised 220 oak casks a year at Fenmoor.", False),
+    ],
+)
+def test_a_total_said_as_a_rate_is_a_claim(text: str, claimed: bool) -> None:
+    assert (UNGROUNDED in rationale_flags(RATE_RESUME, "craft", 4, text)) is claimed

@@ -19,6 +19,8 @@
 - A number after "Level", "Grade", "Stage" ... is a level (``level_grounded``): when the resume
   gives levels of that word ("RATA Level 2", "Levels 1-3"), it must be one of them, not any
   figure of the same value elsewhere.
+- A count said as a rate ("1,400 learners a year") is not borne out by the same figure given
+  only as a total ("1,400 learners in total").
 
 Pure: text in, answers out; the resume's percentages are read once per resume text.
 """
@@ -44,6 +46,7 @@ __all__ = [
     "sentence_words",
     "staff_form_grounded",
     "total_grounded",
+    "total_said_as_rate",
     "understood_duration",
 ]
 
@@ -221,3 +224,26 @@ def level_grounded(resume: str, text: str, start: int, values: Sequence[float]) 
     if not levels:
         return None
     return any(value in levels for value in values)
+
+
+# a count said as a rate: "1,400 learners a year", "260 climbs per year", "40 jobs annually"
+_RATE_AFTER = re.compile(
+    r"\s+(?:[\w-]+\s+){0,3}?(?:(?:a|per|each|every)\s+(?:year|annum|month|week|day)|annually)\b",
+    re.IGNORECASE,
+)
+_TOTAL_AFTER = re.compile(
+    r"\s+(?:[\w-]+\s+){0,3}?(?:in\s+total|in\s+all|altogether|to\s+date|in\s+(?:her|his|their)"
+    r"\s+career)\b",
+    re.IGNORECASE,
+)
+
+
+def total_said_as_rate(resume: str, values: Sequence[float], text: str, end: int) -> bool:
+    """Whether a count said as a rate ("1,400 learners a year") is one the resume gives only as
+    a total ("1,400 learners in total"): the figure is there, the claim about it is not."""
+    if not _RATE_AFTER.match(text, end):
+        return False
+    said = [q for q in quantities(resume) if any(same_value(v, q.value) for v in values)]
+    return bool(said) and all(
+        _TOTAL_AFTER.match(resume, q.end) and not _RATE_AFTER.match(resume, q.end) for q in said
+    )

@@ -49,6 +49,7 @@ from pytest_screeneval.evidence.rationale.figure_reading import (
     sentence_words,
     staff_form_grounded,
     total_grounded,
+    total_said_as_rate,
     understood_duration,
 )
 from pytest_screeneval.evidence.rationale.list_counts import counts_a_list
@@ -376,7 +377,9 @@ def _unsupported_numbers(context: Context, score: int) -> list[str]:
                 continue  # "up 9 points" for 82% -> 91%
             if POINT_NOUN.match(text, end) and _grounded_value(facts, values, text, start, end):
                 continue  # "forty point machines": a count of a thing named "point ..."
-        elif _grounded_value(facts, values, text, start, end):
+        elif _grounded_value(facts, values, text, start, end) and not total_said_as_rate(
+            facts.text, values, text, end
+        ):
             continue
         before = text[max(0, start - 24) : start]
         is_score = first.value == score and not first.spelled
@@ -388,6 +391,9 @@ def _unsupported_numbers(context: Context, score: int) -> list[str]:
             continue  # the scale: "4 of 5", "4/5"
         if counts_a_list(facts.text, first.value, text, end):
             continue  # "four qualifications" for the four lines under QUALIFICATIONS
+        if total_said_as_rate(facts.text, values, text, end):
+            problems.append(f"a total in the resume said as a rate: {text[start:end]!r}")
+            continue
         problems.append(f"number not in the resume: {text[start:end]!r}")
     return problems
 
