@@ -736,3 +736,24 @@ Cooper, Fenmoor Barrels, Ashby (2010-2016)
 )
 def test_a_total_said_as_a_rate_is_a_claim(text: str, claimed: bool) -> None:
     assert (UNGROUNDED in rationale_flags(RATE_RESUME, "craft", 4, text)) is claimed
+
+
+# A status said as "certified ...", a qualification or an exam described in words must be the
+# resume's, like a licence or a diploma; "qualification" before a noun of the work describes it.
+@pytest.mark.parametrize(
+    ("text", "claimed"),
+    [
+        ("Safety: also a certified rigging inspector, which helps.", True),
+        ("Safety: I believe she passed the pyrotechnics safety exam.", True),
+        ("Safety: holds a stage lighting qualification i think.", True),
+        ("Safety: passed the crop protection exam and the education diploma.", False),
+        ("Safety: uses the BANT qualification framework with producers.", False),
+    ],
+)
+def test_a_certified_status_qualification_or_exam_must_be_the_resume_s(
+    text: str, claimed: bool
+) -> None:
+    problems = ungrounded_claims(
+        CREDENTIALS_RESUME, text, (), score=4, criterion_words=frozenset({"safety"})
+    )
+    assert any("credential not in the resume" in p for p in problems) is claimed, problems
