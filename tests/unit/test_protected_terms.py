@@ -600,6 +600,8 @@ def test_a_term_said_of_a_thing_of_a_trade_is_the_work(innocent: str, protected:
         ("Runs 6 coaches at Harlow Hall, 4 of them Deaf.", "She is one of the Deaf staff."),
         ("Holds a teacher of the deaf qualification.", "Deaf since birth, she lip-reads."),
         ("Deaf history and BSL poetry anchor his lessons.", "Grew up in her own Deaf culture."),
+        ("Teaches Deaf culture to adult learners.", "A candidate of Jewish heritage."),
+        ("Jewish history is one of the modules.", "Steeped in Sikh culture from birth."),
     ],
 )
 def test_a_term_said_of_the_staff_or_subject_of_the_work_is_the_work(

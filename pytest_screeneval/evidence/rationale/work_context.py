@@ -189,9 +189,12 @@ _SUBJECT = re.compile(
     r"|centers?|champions?|leads?|guidance|training|awareness|provision|screening|sessions?"
     r"|rotas?|drop-ins?|helplines?|forums?"
     # a subject taught or studied: "Deaf culture and fingerspelling", "Jewish history"
-    r"|cultures?(?![- ]fit)|histor(?:y|ies)|heritage|arts|literature|poetry)\b",
+    r"|cultures?(?![- ]fit)|histor(?:y|ies)|arts|literature|poetry)\b",
     re.IGNORECASE,
 )
+_TOPIC = re.compile(r"(?:cultures?|histor(?:y|ies)|arts|literature|poetry)$", re.IGNORECASE)
+# a culture one is of, in or from is the candidate's own: "steeped in Sikh culture"
+_IMMERSED = re.compile(r"\b(?:of|in|from|into|within)\s+(?:the\s+|a\s+|an\s+)?$", re.I)
 # the candidate's own need or use of it: "her disability support", "she needs disability support"
 _TEAM = re.compile(
     r"(?:teams?|units?|wards?|pathways?|programmes?|programs?|projects?|networks?|hubs?|centres?"
@@ -265,6 +268,8 @@ def _group_of_the_work(text: str, left: str, start: int, end: int) -> bool:
     if _SAID_OF.search(clause) or _WORK_OBJECT.search(clause):
         return True
     unit = _SUBJECT.match(text, end)
+    if unit and _TOPIC.search(unit.group(0)) and _IMMERSED.search(clause):
+        unit = None
     if unit and (_TEAM.search(unit.group(0)) or not _OWN_USE.search(clause)):
         return True  # "her maternity team" is the work, "her disability support" her own
     modified = _MODIFIED.match(text, end)
