@@ -620,6 +620,7 @@ def test_a_term_said_of_the_staff_or_subject_of_the_work_is_the_work(
         ("Surveyed the roofs of six mosques in the city.", "She and her sons attend two mosques."),
         ("Logged faults, with job tickets raised in Maximo.", "He was raised in Ghana, in fact."),
         ("Purchase orders were all raised in Oracle.", "She grew up in Leeds, like the team."),
+        ("Families who attend local churches get visits.", "Worships at two mosques weekly."),
     ],
 )
 def test_plural_places_of_worship_and_things_raised_in_a_system_are_the_work(
