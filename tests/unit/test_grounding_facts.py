@@ -757,3 +757,29 @@ def test_a_certified_status_qualification_or_exam_must_be_the_resume_s(
         CREDENTIALS_RESUME, text, (), score=4, criterion_words=frozenset({"safety"})
     )
     assert any("credential not in the resume" in p for p in problems) is claimed, problems
+
+
+SCOPE_RESUME = """\
+EXPERIENCE
+Site Manager, Corran Build, Ashby (2016-Present)
+- Delivered all 14 school fit-outs on time.
+- Ran 3 sites in the Ashby area.
+"""
+
+
+# A claim of scope in plain words must be one the resume makes with a word of the same reach;
+# "the whole team" or "every week" claims no scope.
+@pytest.mark.parametrize(
+    ("text", "claimed"),
+    [
+        ("Delivery: every one of his fit-outs came in on time.", False),
+        ("Delivery: every one of his budgets came in under.", True),
+        ("Delivery: all of her apprentices passed first time.", True),
+        ("Delivery: runs the whole northern portfolio at Corran.", True),
+        ("Delivery: builds for every hospital in the county.", True),
+        ("Delivery: took the whole team through every weekly review.", False),
+        ("Delivery: did not run every site in the county.", False),
+    ],
+)
+def test_a_claim_of_scope_must_be_one_the_resume_makes(text: str, claimed: bool) -> None:
+    assert (UNGROUNDED in rationale_flags(SCOPE_RESUME, "delivery", 4, text)) is claimed

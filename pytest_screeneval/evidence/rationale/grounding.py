@@ -80,6 +80,7 @@ from pytest_screeneval.evidence.rationale.resume_facts import (
     unit_stem,
     words_after,
 )
+from pytest_screeneval.evidence.rationale.scope_claims import unsupported_scope
 from pytest_screeneval.evidence.rationale.spoken_languages import unsupported_languages
 from pytest_screeneval.evidence.rationale.text import (
     casefold_text,
@@ -215,6 +216,7 @@ def ungrounded_claims(
     problems.extend(claimed_as_held(context))  # a credential the resume has in progress
     problems.extend(unsupported_credentials(context))  # one described in plain words
     problems.extend(unsupported_languages(context))  # "fluent in Italian"
+    problems.extend(unsupported_scope(context))  # "every concert hall in the county"
     return problems
 
 
