@@ -779,6 +779,7 @@ Site Manager, Corran Build, Ashby (2016-Present)
         ("Delivery: builds for every hospital in the county.", True),
         ("Delivery: took the whole team through every weekly review.", False),
         ("Delivery: did not run every site in the county.", False),
+        ("Delivery: meets every one of the criteria for the role.", False),
     ],
 )
 def test_a_claim_of_scope_must_be_one_the_resume_makes(text: str, claimed: bool) -> None:

@@ -38,7 +38,12 @@ _UNIVERSAL_IN_RESUME = re.compile(
     r"\b(?:all|every|each|whole|entire)\s+((?:[\w'-]+\s+){0,3}[\w'-]+)", re.IGNORECASE
 )
 _WORD = re.compile(r"[A-Za-z][\w'-]{2,}")
-_GENERIC = frozenset(("the", "her", "his", "their", "one", "own"))
+# words of the rubric or of the rationale itself, not of the work: "every one of the criteria"
+_GENERIC_WORDS = (
+    "the her his their one own criteria criterion requirements boxes points skills areas aspects"
+    " parts things ways"
+)
+_GENERIC = frozenset(unit_stem(word) for word in _GENERIC_WORDS.split())
 
 
 @lru_cache(maxsize=512)
@@ -65,7 +70,7 @@ def unsupported_scope(context: Context) -> list[str]:
             continue
         said = next(group for group in match.groups() if group is not None)
         words = {unit_stem(w) for w in _WORD.findall(said)} - _GENERIC
-        if words & _universal_words(context.facts.text):
+        if not words or words & _universal_words(context.facts.text):
             continue
         problems.append(f"a scope the resume does not claim: {match.group(0).strip()!r}")
     return problems
