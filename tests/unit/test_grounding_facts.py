@@ -616,3 +616,171 @@ def test_a_change_as_a_share_is_read_on_a_line_about_the_same_thing(
         "- Cut average check-in time from 7 minutes to 3.\n- Grew direct bookings.\n"
     )
     assert (UNGROUNDED in rationale_flags(resume, "revenue", 4, text)) is claimed, text
+
+
+@pytest.mark.parametrize(
+    ("text", "claimed"),
+    [
+        ("Experience: 16 years in water, seven in the lab and nine running the works.", False),
+        ("Experience: 16 years in water, seven in the lab and twelve running the works.", True),
+    ],
+)
+def test_a_duration_s_unit_is_understood_in_a_later_item_of_its_list(
+    text: str, claimed: bool
+) -> None:
+    assert (UNGROUNDED in rationale_flags(SEASONS_RESUME, "planning", 4, text)) is claimed
+
+
+TOTALS_RESUME = """\
+EXPERIENCE
+Site Lead, Harnell Sawmills, Dunmore (2018-Present)
+- Leads 5 felling crews of 4 cutters each.
+- Manages 3 graders and 3 saw doctors.
+"""
+
+
+# A line's total said of people: groups times their size, or the parts listed together said of
+# people in general; a total said with one part's noun is no total.
+@pytest.mark.parametrize(
+    ("text", "claimed"),
+    [
+        ("Leadership: leads twenty cutters in all, in five crews.", False),
+        ("Leadership: in charge of twenty chainsaw cutters.", False),
+        ("Leadership: leads twenty-four cutters in five crews.", True),
+        ("Leadership: heads a six-strong grading team.", False),
+        ("Leadership: manages six graders at Harnell.", True),
+    ],
+)
+def test_a_count_of_people_may_be_a_line_s_total(text: str, claimed: bool) -> None:
+    assert (UNGROUNDED in rationale_flags(TOTALS_RESUME, "leadership", 4, text)) is claimed
+
+
+LEVELS_RESUME = """\
+EXPERIENCE
+Rope Access Lead, Kestrel Blade Care, Dunmore (2018-Present)
+- Leads 3 crews over 4 wind farms.
+- Teaches rope rescue Levels 1-2 to new starters.
+QUALIFICATIONS
+- IRATA Level 2 rope access
+"""
+
+
+# A number said as a level is one of the levels the resume gives under that word, not any figure
+# of the same value elsewhere; a range's dash is no label before a score.
+@pytest.mark.parametrize(
+    ("text", "claimed"),
+    [
+        ("Access: holds IRATA Level 2 and leads 3 crews.", False),
+        ("Access: holds IRATA Level 3 and leads 3 crews.", True),
+        ("Teaching: teaches rope rescue Levels 1-2 to starters.", False),
+        ("Teaching: teaches rope rescue Levels 1-4 to starters.", True),
+    ],
+)
+def test_a_level_must_be_one_the_resume_gives(text: str, claimed: bool) -> None:
+    assert (UNGROUNDED in rationale_flags(LEVELS_RESUME, "access", 4, text)) is claimed
+
+
+REMARK_RESUME = """\
+EXPERIENCE
+Head Cooper, Tallow & Reed Cooperage (family-run), Brackley (2016-Present)
+- Raised 220 oak casks a year.
+Cooper, Fenmoor Barrels, Ashby (2010-2016)
+- Repaired 90 sherry butts.
+"""
+
+
+# An employer's heading with a remark in brackets before its place and dates is still a job: the
+# facts of another job said of it are misattributed.
+@pytest.mark.parametrize(
+    ("text", "claimed"),
+    [
+        ("Craft: raised 220 oak casks a year at Tallow & Reed.", False),
+        ("Craft: repaired 90 sherry butts in the Tallow & Reed yard.", True),
+    ],
+)
+def test_a_heading_with_a_remark_in_brackets_is_a_job(text: str, claimed: bool) -> None:
+    assert (UNGROUNDED in rationale_flags(REMARK_RESUME, "craft", 4, text)) is claimed
+
+
+# A comma before a participle that places the facts before it ("..., built at X") joins them to
+# that employer; a comma before another item still ends the stretch the name governs.
+@pytest.mark.parametrize(
+    ("text", "claimed"),
+    [
+        ("Craft: 90 sherry butts repaired, all done at Fenmoor.", False),
+        ("Craft: 90 sherry butts repaired, all done at Tallow & Reed.", True),
+        ("Craft: 90 sherry butts, and now runs the yard at Tallow & Reed.", False),
+    ],
+)
+def test_a_participle_after_a_comma_places_the_facts_before_it(text: str, claimed: bool) -> None:
+    assert (UNGROUNDED in rationale_flags(REMARK_RESUME, "craft", 4, text)) is claimed
+
+
+RATE_RESUME = """\
+EXPERIENCE
+Cooper, Fenmoor Barrels, Ashby (2010-2016)
+- Repaired 900 sherry butts in total.
+- Raised 220 oak casks a year.
+"""
+
+
+# A figure the resume gives only as a total is not borne out when said as a rate, and the reverse
+# reading of a rate the resume gives stays grounded.
+@pytest.mark.parametrize(
+    ("text", "claimed"),
+    [
+        ("Craft: repaired 900 sherry butts in total at Fenmoor.", False),
+        ("Craft: repaired 900 sherry butts a year at Fenmoor.", True),
+        ("Craft: raised 220 oak casks a year at Fenmoor.", False),
+    ],
+)
+def test_a_total_said_as_a_rate_is_a_claim(text: str, claimed: bool) -> None:
+    assert (UNGROUNDED in rationale_flags(RATE_RESUME, "craft", 4, text)) is claimed
+
+
+# A status said as "certified ...", a qualification or an exam described in words must be the
+# resume's, like a licence or a diploma; "qualification" before a noun of the work describes it.
+@pytest.mark.parametrize(
+    ("text", "claimed"),
+    [
+        ("Safety: also a certified rigging inspector, which helps.", True),
+        ("Safety: I believe she passed the pyrotechnics safety exam.", True),
+        ("Safety: holds a stage lighting qualification i think.", True),
+        ("Safety: passed the crop protection exam and the education diploma.", False),
+        ("Safety: uses the BANT qualification framework with producers.", False),
+    ],
+)
+def test_a_certified_status_qualification_or_exam_must_be_the_resume_s(
+    text: str, claimed: bool
+) -> None:
+    problems = ungrounded_claims(
+        CREDENTIALS_RESUME, text, (), score=4, criterion_words=frozenset({"safety"})
+    )
+    assert any("credential not in the resume" in p for p in problems) is claimed, problems
+
+
+SCOPE_RESUME = """\
+EXPERIENCE
+Site Manager, Corran Build, Ashby (2016-Present)
+- Delivered all 14 school fit-outs on time.
+- Ran 3 sites in the Ashby area.
+"""
+
+
+# A claim of scope in plain words must be one the resume makes with a word of the same reach;
+# "the whole team" or "every week" claims no scope.
+@pytest.mark.parametrize(
+    ("text", "claimed"),
+    [
+        ("Delivery: every one of his fit-outs came in on time.", False),
+        ("Delivery: every one of his budgets came in under.", True),
+        ("Delivery: all of her apprentices passed first time.", True),
+        ("Delivery: runs the whole northern portfolio at Corran.", True),
+        ("Delivery: builds for every hospital in the county.", True),
+        ("Delivery: took the whole team through every weekly review.", False),
+        ("Delivery: did not run every site in the county.", False),
+        ("Delivery: meets every one of the criteria for the role.", False),
+    ],
+)
+def test_a_claim_of_scope_must_be_one_the_resume_makes(text: str, claimed: bool) -> None:
+    assert (UNGROUNDED in rationale_flags(SCOPE_RESUME, "delivery", 4, text)) is claimed

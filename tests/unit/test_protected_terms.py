@@ -569,3 +569,90 @@ def test_a_named_county_stays_a_claim_and_a_partner_name_does_not() -> None:
     assert rationale_flags(resume, "commute", 3, county) == ["protected-attribute", "ungrounded"]
     partner = "Team fit: lives with his partner Gareth, which the crew may joke about."
     assert rationale_flags(resume, "team_fit", 3, partner) == ["protected-attribute"]
+
+
+# Kinds the blind set's dev half showed: a protected adjective said of a product, part,
+# instrument or animal of a trade named after it, in a list whose next item may open with an
+# article; a person after the noun keeps it the person's ("a female line manager").
+@pytest.mark.parametrize(
+    ("innocent", "protected"),
+    [
+        ("Blended aged vetiver accords for the spring range.", "He is aged 58 and slowing down."),
+        ("Swapped male and female quick-release couplings.", "A female line manager would suit."),
+        ("Runs both the masculine and the feminine scent lines.", "A very feminine manner."),
+        ("Set up a kosher and a halal-certified goat cheese line.", "She keeps kosher at home."),
+        ("Restrung the ageing upright pianos at the school.", "An ageing tuner, slower now."),
+        ("Weighed the berried female crabs before release.", "The only female on the crew."),
+    ],
+)
+def test_a_term_said_of_a_thing_of_a_trade_is_the_work(innocent: str, protected: str) -> None:
+    assert find_protected(innocent) == [], find_protected(innocent)
+    assert find_protected(protected), protected
+
+
+# A term said of the staff or learners of the work with a share in words ("more than half of
+# them") or after where they are ("at the Leaton centre, four of them"), a profession or body
+# named after the people it serves, and a subject taught: the work, beside the candidate's own.
+@pytest.mark.parametrize(
+    ("innocent", "protected"),
+    [
+        ("Leads 11 coaches, more than half of them Deaf.", "He is Deaf himself, which helps."),
+        ("Runs 6 coaches at Harlow Hall, 4 of them Deaf.", "She is one of the Deaf staff."),
+        ("Holds a teacher of the deaf qualification.", "Deaf since birth, she lip-reads."),
+        ("Deaf history and BSL poetry anchor his lessons.", "Grew up in her own Deaf culture."),
+        ("Teaches Deaf culture to adult learners.", "A candidate of Jewish heritage."),
+        ("Jewish history is one of the modules.", "Steeped in Sikh culture from birth."),
+    ],
+)
+def test_a_term_said_of_the_staff_or_subject_of_the_work_is_the_work(
+    innocent: str, protected: str
+) -> None:
+    assert find_protected(innocent) == [], find_protected(innocent)
+    assert find_protected(protected), protected
+
+
+# Places of worship in the plural are the sites or clients of the work unless a person stands
+# beside them; a thing of the work raised in a system is no upbringing.
+@pytest.mark.parametrize(
+    ("innocent", "protected"),
+    [
+        ("Voices organs for schools, chapels and churches.", "Volunteers at St. Jude's Church."),
+        ("Surveyed the roofs of six mosques in the city.", "She and her sons attend two mosques."),
+        ("Logged faults, with job tickets raised in Maximo.", "He was raised in Ghana, in fact."),
+        ("Purchase orders were all raised in Oracle.", "She grew up in Leeds, like the team."),
+        ("Families who attend local churches get visits.", "Worships at two mosques weekly."),
+    ],
+)
+def test_plural_places_of_worship_and_things_raised_in_a_system_are_the_work(
+    innocent: str, protected: str
+) -> None:
+    assert find_protected(innocent) == [], find_protected(innocent)
+    assert find_protected(protected), protected
+
+
+# Coded references the blind set's dev half showed, each beside a look-alike of the work: a
+# colour before a person of any trade, a health status with when it holds, a marriage in other
+# words, a child of Deaf adults, parents who raised the candidate, a commute as where they live,
+# an estate one lives "out on", a coded sex noun, a conjunction that no list of people passes.
+@pytest.mark.parametrize(
+    ("innocent", "protected"),
+    [
+        ("Published the White Paper on net zero.", "A Black farrier would stand out here."),
+        ("Many of her patients are in remission.", "Currently in remission, so pace may vary."),
+        ("Wedding cakes for newly wed couples.", "Just wed, so travel may not appeal."),
+        ("Runs BSL groups for Deaf parents.", "A CODA, brought up by Deaf parents."),
+        ("Drivers who commute in from the coast.", "Commutes in from the coast each day."),
+        ("Housing officer for the Elm Vale estate.", "Lives out on the Elm Vale estate."),
+        ("Coached the under-14 lasses team for the club.", "A lass on the rigs would suit them."),
+        ("Trains native speakers of Welsh.", "A non-native speaker, though clients cope."),
+    ],
+)
+def test_coded_references_are_found_beside_their_look_alikes(innocent: str, protected: str) -> None:
+    assert find_protected(innocent) == [], find_protected(innocent)
+    assert find_protected(protected), protected
+
+
+def test_the_place_of_an_origin_said_with_originally_is_the_reference_s_own_words() -> None:
+    resume = "Tutor, Kellmere Signing Centre, Harwick (2019-Present)\n- Teaches 40 learners.\n"
+    origin = "Team fit: being from Port Elara originally, she may find the team new."
+    assert rationale_flags(resume, "team_fit", 3, origin) == ["protected-attribute"]

@@ -28,7 +28,11 @@ __all__ = ["misattributed"]
 # before a new verb ("... and owned the roadmap at Quillon": the roadmap, not what came before).
 # A point or comma inside a number ("0.8%", "240,000") is no edge.
 _SEGMENT_EDGE = re.compile(
-    r"[;:!?()\n]|[,.](?!\d)|\s-\s|\b(?:which|then|but|whereas)\b"
+    # a comma before a participle that places what came before ("1,480 trials, built at
+    # Orvelle") joins the two
+    r"[;:!?()\n]|\.(?!\d)|,(?!\d)(?!\s+(?:all\s+|both\s+|each\s+)?(?:[a-z]+ed|built|done|won"
+    r"|run|made|led|held|taught|kept|grown|drawn|written|set\s+up)\s+(?:at|for|with|in)\s)"
+    r"|\s-\s|\b(?:which|then|but|whereas)\b"
     # "moved 40 services to AWS while at Linden Row": "while at" names where it all happened
     r"|\bwhile\b(?!\s+(?:[\w-]+\s+){0,4}?at\b)"
     r"|\band\s+(?=by\b|\w+ed\b)",

@@ -1,5 +1,6 @@
 """Credentials a rationale names in plain words: "a signal maintenance testing licence", "a
-diploma in orthodontics", "a chartered environmentalist".
+diploma in orthodontics", "a chartered environmentalist", "a certified safety assessor", "the
+guild's concert tuning exam".
 
 The grounding lexicon knows named credentials (CISSP, ACCA); a generic "certificate" or
 "licence" it grounds by any credential of the resume. But a credential described in words is a
@@ -9,9 +10,9 @@ QUALIFICATIONS, CERTIFICATIONS or EDUCATION section, or a line that names a lice
 certificate, diploma or chartered status), so "a rigging certificate" is no claim that "rigging"
 among the skills bears out, while "the BASIS crop protection certificate" is one that "BASIS
 Certificate in Crop Protection" does. A word is matched without its inflection ("testing" and
-"tested" are one), and a short form the resume spells out is its own ("DET"). "Chartered" said in
-lower case is a status the resume must give, with most of the words after it, or by its short
-form ("CEng").
+"tested" are one), and a short form the resume spells out is its own ("DET"). "Chartered" or
+"certified" said in lower case is a status the resume must give, with most of the words after
+it, or (when chartered) by its short form ("CEng").
 
 Not claims: a credential in a negated or hypothetical clause ("no drone licence", "would need an
 IV sedation certificate"), in quotes, or in a protected reference.
@@ -27,17 +28,24 @@ from pytest_screeneval.evidence.rationale.resume_facts import lookup_key, spelle
 
 __all__ = ["credential_words", "unsupported_credentials"]
 
-_NOUN = r"(?:licen[cs]es?|certificates?|certification|diplomas?|accreditation)"
+_NOUN = (
+    r"(?:licen[cs]es?|certificates?|certification|diplomas?|accreditation|qualification"
+    r"|exams?|examinations?)"
+    # a noun of the work after it makes it a describing word: "the MEDDIC qualification
+    # framework", "the exam board", "certificate management"
+    r"(?![\s-]+(?:framework|process|criteria|stages?|rates?|results?|boards?|questions?|papers?"
+    r"|season|periods?|calls?|method\w*|models?|management|renewals?|keys?|costs?|fees?)\b)"
+)
 # "a pyrotechnics licence", "the BASIS crop protection certificate", "a diploma in orthodontics"
 _DESCRIBED = re.compile(
     r"\b(?:a|an|the|her|his|their)\s+((?:[\w'-]+\s+){1,4}?)" + _NOUN + r"\b"
     r"|\b(?:a|an)\s+" + _NOUN + r"\s+(?:in|of)\s+((?:[a-z][\w'-]*)(?:\s+[a-z][\w'-]*){0,2})",
     re.IGNORECASE,
 )
-# "a chartered environmentalist", "a chartered hydrographic surveyor": a status in lower case
-_CHARTERED = re.compile(r"\b(?:a|an)\s+(chartered(?:\s+[a-z][\w-]*){1,2})")
+# "a chartered environmentalist", "a certified safety assessor": a status in lower case
+_CHARTERED = re.compile(r"\b(?:a|an)\s+((?:chartered|certified)(?:\s+[a-z][\w-]*){1,3})")
 # the resume's lines that give credentials, and the headings of its credential sections
-_MAYBE = re.compile(r"licen|certif|diploma|accredit|chartered", re.IGNORECASE)
+_MAYBE = re.compile(r"licen|certif|diploma|accredit|chartered|qualification|exam", re.IGNORECASE)
 _CREDENTIAL_LINE = re.compile(
     r"licen[cs]|certif|diploma|accredit|chartered|registered|qualified|member|fellow|award",
     re.IGNORECASE,
@@ -52,7 +60,8 @@ _WORD = re.compile(r"[A-Za-z][\w'-]*")
 _GENERIC = frozenset(
     "a an the her his their its this that full valid current clean relevant recognised"  # noqa: SIM905
     " recognized formal professional uk national new basic also and or of in for with as"
-    " such any one two three level own first second".split()
+    " such any one two three level own first second right good strong solid appropriate"
+    " necessary required relevant key core main final entrance".split()
 )
 _STOP = frozenset("with as through from at by for and or in on to which who".split())  # noqa: SIM905
 _ENDINGS = ("ing", "ed", "es", "s")  # inflections: "testing" and "tested" are one word
@@ -110,7 +119,7 @@ def unsupported_credentials(context: Context) -> list[str]:
         chartered = match.re is _CHARTERED
         if chartered and len(words) > 1 and _short_chartered(context.facts.text, words[1]):
             continue  # "a chartered engineer" for "CEng", "a chartered scientist" for "CSci"
-        if chartered and _key("chartered") not in held:
+        if chartered and _key(words[0]) not in held:
             problems.append(f"credential not in the resume: {match.group(0).strip()!r}")
             continue
         said = [w for w in words[1:] if w.lower() not in _GENERIC] if chartered else words

@@ -44,9 +44,12 @@ from pytest_screeneval.evidence.rationale.credential_words import unsupported_cr
 from pytest_screeneval.evidence.rationale.durations import grounded_duration
 from pytest_screeneval.evidence.rationale.figure_reading import (
     POINT_NOUN,
+    level_grounded,
     percent_only,
     sentence_words,
     staff_form_grounded,
+    total_grounded,
+    total_said_as_rate,
     understood_duration,
 )
 from pytest_screeneval.evidence.rationale.list_counts import counts_a_list
@@ -77,6 +80,7 @@ from pytest_screeneval.evidence.rationale.resume_facts import (
     unit_stem,
     words_after,
 )
+from pytest_screeneval.evidence.rationale.scope_claims import unsupported_scope
 from pytest_screeneval.evidence.rationale.spoken_languages import unsupported_languages
 from pytest_screeneval.evidence.rationale.text import (
     casefold_text,
@@ -212,6 +216,7 @@ def ungrounded_claims(
     problems.extend(claimed_as_held(context))  # a credential the resume has in progress
     problems.extend(unsupported_credentials(context))  # one described in plain words
     problems.extend(unsupported_languages(context))  # "fluent in Italian"
+    problems.extend(unsupported_scope(context))  # "every concert hall in the county"
     return problems
 
 
@@ -255,7 +260,8 @@ def _missing_evidence(facts: InputFacts, evidence: Sequence[str]) -> list[str]:
 
 
 _AT_LEAST_AFTER = re.compile(r"\s*\+", re.IGNORECASE)
-_LABEL_BEFORE = re.compile(r"(?:^|\n)[^\n]{1,40}[:=\-]\s*$")
+# "Team leadership - 4", "data_analysis: 5"; the dash of a range ("Levels 1-4") is no label's
+_LABEL_BEFORE = re.compile(r"(?:^|\n)[^\n]{1,40}(?:[:=]|(?<!\d)-)\s*$")
 _ANY_PEOPLE = frozenset(
     unit_stem(word) for word in ("staff", "people", "reports", "heads", "employees", "members")
 )
@@ -280,9 +286,7 @@ def _grounded_value(
     unit = said_unit = next(iter(words_after(text, end, 1)), None)
     if staff_form_grounded(facts.units, values, text, end):
         return True  # "fourteen reception staff" for "14 receptionists": the staff form
-    if unit in _ANY_PEOPLE and any(
-        same_value(v, t) for v in values for t in _line_totals(facts.text)
-    ):
+    if total_grounded(facts.text, values, text, end):
         return True  # "fifteen staff" for "9 climbers and 6 ground staff" on one resume line
     if unit is not None and (unit not in facts.unit_words or unit in _ANY_PEOPLE):
         # a unit the resume never counts, or one that counts any people ("nine staff" for
@@ -330,27 +334,6 @@ def _grounded_value(
     return False
 
 
-@lru_cache(maxsize=512)
-def _line_totals(resume: str) -> tuple[float, ...]:
-    """The sums of the counts a resume line lists together ("7 climbers and 5 ground staff":
-    12), each count joined to the next by "and", "plus" or a comma ("2 crews: 7 climbers ..."
-    is no list of 2 and 7)."""
-    totals: list[float] = []
-    for line in resume.splitlines():
-        found = [q for q in quantities(line) if not is_year(q.value)]
-        run = found[:1]
-        for previous, current in pairwise(found):
-            if _LIST_JOIN.fullmatch(line[previous.end : current.start]):
-                run.append(current)
-                totals.append(sum(q.value for q in run))
-            else:
-                run = [current]
-    return tuple(totals)
-
-
-_LIST_JOIN = re.compile(r"[^\d:;()]{0,40}?(?:,|\band\b|\bplus\b)\s*", re.IGNORECASE)
-
-
 def _unsupported_numbers(context: Context, score: int) -> list[str]:
     """Each number the resume does not hold: digits in any spelling ("5k", "5,000", "£1.5M"),
     spelled-out counts ("twelve engineers") and durations ("over a decade")."""
@@ -384,7 +367,11 @@ def _unsupported_numbers(context: Context, score: int) -> list[str]:
         not_a_count = first.value < 4 or bool(NOT_A_COUNT_AFTER.match(text, end))
         if first.spelled and not duration and not_a_count and not _POINTS_AFTER.match(text, end):
             continue
-        if duration:
+        level = level_grounded(facts.text, text, start, values)
+        if level is not None:
+            if level:
+                continue  # "Level 3" for the resume's "Levels 1-3"
+        elif duration:
             if grounded_duration(facts, first.value, text, start, end):
                 continue
         elif _POINTS_AFTER.match(text, end):
@@ -392,7 +379,9 @@ def _unsupported_numbers(context: Context, score: int) -> list[str]:
                 continue  # "up 9 points" for 82% -> 91%
             if POINT_NOUN.match(text, end) and _grounded_value(facts, values, text, start, end):
                 continue  # "forty point machines": a count of a thing named "point ..."
-        elif _grounded_value(facts, values, text, start, end):
+        elif _grounded_value(facts, values, text, start, end) and not total_said_as_rate(
+            facts.text, values, text, end
+        ):
             continue
         before = text[max(0, start - 24) : start]
         is_score = first.value == score and not first.spelled
@@ -404,6 +393,9 @@ def _unsupported_numbers(context: Context, score: int) -> list[str]:
             continue  # the scale: "4 of 5", "4/5"
         if counts_a_list(facts.text, first.value, text, end):
             continue  # "four qualifications" for the four lines under QUALIFICATIONS
+        if total_said_as_rate(facts.text, values, text, end):
+            problems.append(f"a total in the resume said as a rate: {text[start:end]!r}")
+            continue
         problems.append(f"number not in the resume: {text[start:end]!r}")
     return problems
 

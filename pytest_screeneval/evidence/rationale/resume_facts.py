@@ -283,9 +283,11 @@ def _words_and_groups(text: str, folded: str) -> tuple[set[str], set[str]]:
     return words, groups
 
 
-# A job's heading: "Title, Employer (2019-Present)"; the employer is what follows the first comma.
+# A job's heading: "Title, Employer (2019-Present)"; the employer is what follows the first comma,
+# a remark in brackets allowed ("Halloway & Crane Pianos (family-owned), Meresby (2015-Present)").
 _HEADING = re.compile(
-    r"^[^\S\n]*[^,\n]+,[^\S\n]+(?P<employer>[^()\n]+?)[^\S\n]*\(\s*(?:19|20)\d\d\s*-",
+    r"^[^\S\n]*[^,\n]+,[^\S\n]+(?P<employer>[^()\n]+?(?:\([^()\n]*\)[^()\n]*?)?)"
+    r"[^\S\n]*\(\s*(?:19|20)\d\d\s*-",
     re.MULTILINE,
 )
 _SECTION_TITLE = re.compile(r"^[^\S\n]*[A-Z][A-Z &/()-]{3,}[^\S\n]*$", re.MULTILINE)

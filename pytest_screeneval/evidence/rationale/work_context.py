@@ -35,10 +35,14 @@ class WorkContext:
 def work_context(fragments: Mapping[str, str]) -> WorkContext:
     """The contexts, the lexicon's fragments filled in."""
     not_modifier = fragments["not_a_modifier"]
+    # a list's next item may open with an article: "the masculine and the feminine ranges"
+    join = r"(?:\s+(?:and|or)\b(?:\s+(?:the|a|an)\b)?)?"
     domain_after = re.compile(
-        # up to four describing words, a list allowed: "asylum, family reunion and visa appeals"
-        rf"(?:'s|')?(?:,?[- ](?!(?:{not_modifier})\b)[a-z/']+(?:\s+(?:and|or)\b)?){{0,4}}"
-        rf"[- ](?:{fragments['domain_nouns']}|{fragments['work_nouns']})\b",
+        # up to four describing words, a list allowed: "asylum, family reunion and visa appeals";
+        # a person after the noun makes it a describing word ("a female line manager")
+        rf"(?:'s|')?{join}(?:,?[- ](?!(?:{not_modifier})\b)[a-z/']+{join}){{0,4}}"
+        rf"[- ](?:{fragments['domain_nouns']}|{fragments['work_nouns']})\b"
+        rf"(?![- ](?:{fragments['people']})\b)",
         re.IGNORECASE,
     )
     domain_before = re.compile(
@@ -122,7 +126,7 @@ _STOP = (
     r"(?:the|a|an|her|his|their|its|to|in|for|with|she|he|they|it|is|was|were|are|has|have|had"
     r"|may|might|will|would|should|could|can|which|who|that|this|these|so|because|as|but|our"
     r"|we|us|you|your|him|them|me|like|herself|himself|themselves|own|of|at|on|from|by|than"
-    r"|where|when|while|if|whether|not|must)"
+    r"|where|when|while|if|whether|not|must|though|although|however|yet|despite|whereas)"
 )
 _WORD = rf"(?!{_STOP}\b)[\w+'’-]+"
 _MODIFIED = re.compile(
@@ -136,8 +140,11 @@ _MODIFIED = re.compile(
 )
 _DENOTES = re.compile(rf"(?:^|.*[\s-]){_GROUP}$", re.IGNORECASE)
 _QUANTITY = (
+    # "more than half of them", "nearly all of whom": a share said with a bound
+    r"(?:(?:more\s+than|over|under|fewer\s+than|less\s+than|about|around|nearly|almost"
+    r"|roughly|just\s+over|just\s+under)\s+)?"
     r"(?:most|many|some|all|several|half|few|none|each|both|a\s+lot|lots|a\s+third|a\s+quarter"
-    r"|\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+    r"|two\s+thirds|\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
 )
 _FILL = r"(?:(?!(?:she|he|her|his|herself|himself|i|my)\b)[\w'-]+(?:,|\s+(?:and|or))?\s+)"
 _SAID_OF = re.compile(
@@ -149,7 +156,9 @@ _SAID_OF = re.compile(
     rf",?\s+(?:(?:are|were|is|being|remain|become)\s+|(?:live|lives|living)\s+with\s+"
     rf"|(?:who|that)\s+(?!(?:she|he)\b)[a-z]+\s+|(?:fleeing|escaping|facing|with|from)\s+"
     rf"|{_QUANTITY}\s+of\s+(?:them|whom)\s+(?:(?:are|were|being|is)\s+)?)"
-    rf"|\b[a-z]{{3,}}s,\s+{_QUANTITY}\s+of\s+(?:them|whom)\s+(?:(?:are|were|being|is)\s+)?)"
+    # "families, seven of them Muslim", "tutors at the Leaton centre, four of them Deaf"
+    rf"|\b[a-z]{{3,}}s(?:\s+(?:in|at|on|from)\s+(?:the\s+)?[\w'-]+(?:\s+[\w'-]+)?)?,\s+"
+    rf"{_QUANTITY}\s+of\s+(?:them|whom)\s+(?:(?:are|were|being|is)\s+)?)"
     rf"(?:(?:mostly|mainly|largely|often|all|both|usually|predominantly|also|either|of|every"
     rf"|a|an|the|among)\s+)*{_FILL}{{0,3}}$",
     re.IGNORECASE,
@@ -162,7 +171,12 @@ _WORK_OBJECT = re.compile(
     r"|(?:visits?|trips?|outings?)\s+to|(?:partnerships?|partnered|links?|liais(?:es|ed|ing))"
     r"\s+with|work(?:s|ed|ing)?\s+with|guide\s+with"
     r"|(?:level\s+\w+|degree|diploma|certificate|qualification|accreditation|course|training)"
-    r"\s+in)\s+(?:(?:the|a|local|its|their)\s+)*(?:[\w'-]+(?:,|\s+(?:and|or|&))?\s+){0,4}$",
+    r"\s+in)\s+(?:(?:the|a|local|its|their)\s+)*(?:[\w'-]+(?:,|\s+(?:and|or|&))?\s+){0,4}$"
+    # a profession or a body named after the people it serves: "a teacher of the deaf", "the
+    # school for the blind", "care of the elderly"
+    r"|\b(?:teachers?|schools?|societ(?:y|ies)|centres?|centers?|colleges?|institutes?"
+    r"|associations?|charit(?:y|ies)|clubs?|missions?|homes?|services?|care|ministry|trusts?"
+    r"|leagues?|councils?|unions?)\s+(?:of|for)\s+the\s+$",
     re.IGNORECASE,
 )
 # a named subject, or the term modifying a unit or a noun of the work (a service with no
@@ -173,9 +187,14 @@ _SUBJECT = re.compile(
     r"|partners|links|visits|trips|outings|liaison|curriculum|syllabus|lessons?|teams?|units?"
     r"|wards?|support|pathways?|programmes?|programs?|projects?|networks?|hubs?|centres?"
     r"|centers?|champions?|leads?|guidance|training|awareness|provision|screening|sessions?"
-    r"|rotas?|drop-ins?|helplines?|forums?)\b",
+    r"|rotas?|drop-ins?|helplines?|forums?"
+    # a subject taught or studied: "Deaf culture and fingerspelling", "Jewish history"
+    r"|cultures?(?![- ]fit)|histor(?:y|ies)|arts|literature|poetry)\b",
     re.IGNORECASE,
 )
+_TOPIC = re.compile(r"(?:cultures?|histor(?:y|ies)|arts|literature|poetry)$", re.IGNORECASE)
+# a culture one is of, in or from is the candidate's own: "steeped in Sikh culture"
+_IMMERSED = re.compile(r"\b(?:of|in|from|into|within)\s+(?:the\s+|a\s+|an\s+)?$", re.I)
 # the candidate's own need or use of it: "her disability support", "she needs disability support"
 _TEAM = re.compile(
     r"(?:teams?|units?|wards?|pathways?|programmes?|programs?|projects?|networks?|hubs?|centres?"
@@ -249,6 +268,8 @@ def _group_of_the_work(text: str, left: str, start: int, end: int) -> bool:
     if _SAID_OF.search(clause) or _WORK_OBJECT.search(clause):
         return True
     unit = _SUBJECT.match(text, end)
+    if unit and _TOPIC.search(unit.group(0)) and _IMMERSED.search(clause):
+        unit = None
     if unit and (_TEAM.search(unit.group(0)) or not _OWN_USE.search(clause)):
         return True  # "her maternity team" is the work, "her disability support" her own
     modified = _MODIFIED.match(text, end)
@@ -274,7 +295,9 @@ def _group_of_the_work(text: str, left: str, start: int, end: int) -> bool:
 
 _AT_HOME = re.compile(r"\s+(?:[\w-]+\s+){0,2}?(?:at|back)\s+home\b", re.IGNORECASE)
 _CANDIDATE_HAS = re.compile(
-    r"\b(?:she|he|they)\s+(?:has|have|had|is\s+raising|raises)\s+(?:got\s+)?(?:[\w-]+\s+){0,3}$",
+    r"\b(?:she|he|they)\s+(?:has|have|had|is\s+raising|raises)\s+(?:got\s+)?(?:[\w-]+\s+){0,3}$"
+    # the parents who raised the candidate: "raised by Deaf parents", "born to Sikh parents"
+    r"|\b(?:raised|brought\s+up|born|adopted)\s+(?:by|to)\s+(?:two\s+|a\s+|an\s+)?$",
     re.IGNORECASE,
 )
 
