@@ -145,19 +145,19 @@ def test_a_resume_id_outside_the_rule_and_a_folder_without_the_rule_are_refused(
         load_corpus(tmp_path, ALL_FLAGS)
 
 
-# Floors under the figures measured on the corpus (the held-out part measured nine times, see
+# Floors under the figures measured on the corpus (the held-out part measured ten times, see
 # the commit history and docs/figures.md): a change that loses precision or recall on either
-# part fails here. Measured at the merge of the blind set r102-r111 (written without running the
-# rules, never tuned on) with round 9's rules: held-out (r02-r110) protected 0.931 / 0.921,
-# ungrounded 0.892 / 0.879; dev (r01-r111) protected 0.937 / 0.968, ungrounded 0.976 / 0.930.
-# The blind set took every figure down (r02-r100 alone: protected 0.948 / 0.936, ungrounded
-# 0.897 / 0.897), so the floors went down with it, each just under its figure; the targets
-# (protected >= 0.95 and >= 0.85, ungrounded >= 0.90 and >= 0.80) are not met on held-out.
+# part fails here. Measured once after round 10 (tuned on the dev half of the blind set
+# r102-r111, which was written without running the rules): held-out (r02-r110) protected 0.938 /
+# 0.921, ungrounded 0.897 / 0.903; the blind held-out half (r102-r110) alone protected 0.878 /
+# 0.857 (42 positives), ungrounded 0.883 / 0.803 (66). Dev (r01-r111): protected 0.986 / 1.000,
+# ungrounded 0.991 / 0.957. Targets on held-out: protected >= 0.95 and >= 0.85, ungrounded
+# >= 0.90 and >= 0.80: both recalls are met, both precisions are not.
 FLOORS = {
     (HELD_OUT, PROTECTED_ATTRIBUTE): (0.93, 0.92),
-    (HELD_OUT, UNGROUNDED): (0.89, 0.87),
-    (DEV, PROTECTED_ATTRIBUTE): (0.93, 0.96),
-    (DEV, UNGROUNDED): (0.97, 0.93),
+    (HELD_OUT, UNGROUNDED): (0.89, 0.90),
+    (DEV, PROTECTED_ATTRIBUTE): (0.98, 0.99),
+    (DEV, UNGROUNDED): (0.98, 0.95),
 }
 
 
