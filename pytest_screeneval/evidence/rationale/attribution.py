@@ -4,7 +4,7 @@ them under another employer."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from itertools import pairwise
 
@@ -120,20 +120,29 @@ def _role_segments(text: str, current: int, previous: int | None) -> list[tuple[
     found: list[tuple[int, int, int]] = []
     if not _MAYBE_ROLE.search(text):
         return found
+    for a, b, piece in _pieces(text):
+        for pattern, number in ((_CURRENT_ROLE, current), (_PREVIOUS_ROLE, previous)):
+            if number is None:
+                continue
+            for named in pattern.finditer(piece):
+                found.append((*_item_around(named, piece, a, b), number))
+    return found
+
+
+def _pieces(text: str) -> Iterator[tuple[int, int, str]]:
+    """(start, end, text) of each stretch of a sentence between the punctuation that cuts it."""
     for start, end in sentence_spans(text):
         cuts = [start, *(m.start() for m in _SEGMENT_EDGE.finditer(text, start, end)), end]
         for a, b in pairwise(cuts):
-            piece = text[a:b]
-            for pattern, number in ((_CURRENT_ROLE, current), (_PREVIOUS_ROLE, previous)):
-                if number is None:
-                    continue
-                for named in pattern.finditer(piece):
-                    before = list(_AND.finditer(piece, 0, named.start()))
-                    after = _AND.search(piece, named.end())
-                    begin = a + before[-1].end() if before else a
-                    stop = a + after.start() if after else b
-                    found.append((begin, stop, number))
-    return found
+            yield a, b, text[a:b]
+
+
+def _item_around(named: re.Match[str], piece: str, a: int, b: int) -> tuple[int, int]:
+    """Where the item naming ``named`` lies in the text: its piece (at ``a``..``b``), cut at an
+    "and" on either side of the name."""
+    before = list(_AND.finditer(piece, 0, named.start()))
+    after = _AND.search(piece, named.end())
+    return (a + before[-1].end() if before else a), (a + after.start() if after else b)
 
 
 _MAYBE_ROLE = re.compile(r"\b(?:current|present|previous|former|prior|last|earlier)\b", re.I)
@@ -151,26 +160,20 @@ def _segments_naming(text: str, names: Sequence[str]) -> list[tuple[int, int, in
     pattern = _names_pattern(tuple(names))
     if not pattern.search(text):
         return found
-    for start, end in sentence_spans(text):
-        cuts = [start, *(m.start() for m in _SEGMENT_EDGE.finditer(text, start, end)), end]
-        for a, b in pairwise(cuts):
-            piece = text[a:b]
-            for named in pattern.finditer(piece):
-                if named.group(0)[0].islower():
-                    continue  # "a structures team" is no mention of Pellworth Structures
-                if _RELATIVE_TO.search(piece, 0, named.start()):
-                    continue  # "before joining Kestrel": not a fact at Kestrel
-                said = lookup_key(named.group(0))
-                for number, name in enumerate(names):
-                    if name != said:
-                        continue
-                    # an "and" on either side of the name starts another item: "40 tests at
-                    # Greyline and the SSO rollout at Vantor", "at Dunlow and tribunal work"
-                    before = list(_AND.finditer(piece, 0, named.start()))
-                    after = _AND.search(piece, named.end())
-                    begin = a + before[-1].end() if before else a
-                    stop = a + after.start() if after else b
-                    found.append((begin, stop, number))
+    for a, b, piece in _pieces(text):
+        for named in pattern.finditer(piece):
+            if named.group(0)[0].islower():
+                continue  # "a structures team" is no mention of Pellworth Structures
+            if _RELATIVE_TO.search(piece, 0, named.start()):
+                continue  # "before joining Kestrel": not a fact at Kestrel
+            said = lookup_key(named.group(0))
+            # an "and" on either side of the name starts another item: "40 tests at Greyline
+            # and the SSO rollout at Vantor", "at Dunlow and tribunal work"
+            found.extend(
+                (*_item_around(named, piece, a, b), number)
+                for number, name in enumerate(names)
+                if name == said
+            )
     return found
 
 
