@@ -122,6 +122,28 @@ def test_every_relative_link_of_the_documentation_leads_to_a_file() -> None:
     assert not broken, f"links to files that do not exist: {broken}"
 
 
+# a file of the repository named in prose: "`tests/plugin/test_run_ends.py` holds each of these"
+NAMED_FILE = re.compile(
+    r"(?<![\w/.])((?:tests|benchmarks|pytest_screeneval|examples|scripts)/[\w./-]*\.(?:py|yaml|md))\b"
+)
+
+
+def test_every_file_the_documentation_names_exists() -> None:
+    """A page that says which test holds a guarantee must name a test that is there: moved
+    tests left three such names pointing at nothing."""
+    pages = [REPO / "README.md", REPO / "ARCHITECTURE.md", *sorted((REPO / "docs").glob("*.md"))]
+    named = [
+        (page, name)
+        for page in pages
+        for name in NAMED_FILE.findall(page.read_text(encoding="utf-8"))
+    ]
+    assert len(named) > 20, "the pattern finds (almost) no file names: it is broken"
+    missing = [
+        f"{page.relative_to(REPO)}: {name}" for page, name in named if not (REPO / name).is_file()
+    ]
+    assert not missing, f"files named in the documentation that do not exist: {missing}"
+
+
 # --------------------------------------------------------------------------------------------
 # docs/options.md is generated from the option table
 # --------------------------------------------------------------------------------------------
