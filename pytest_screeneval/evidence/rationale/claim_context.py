@@ -137,3 +137,12 @@ class Context:
     protected: Mask  # protected-attribute matches: no word claims there
     tokens: Sequence[Any] = ()  # the rationale's tokens
     hits: Sequence[tuple[str, int, int]] = ()  # its lexicon matches: (group, start, end)
+
+    def said_plainly(self, start: int, end: int) -> bool:
+        """Whether no negation or hedge, quote or protected reference touches the span: what a
+        check of one kind of claim asks before it reads the span as a claim."""
+        return not (
+            self.negated.touches(start, end)
+            or self.quoted.touches(start, end)
+            or self.protected.touches(start, end)
+        )

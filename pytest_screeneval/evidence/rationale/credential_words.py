@@ -106,9 +106,7 @@ def unsupported_credentials(context: Context) -> list[str]:
     problems: list[str] = []
     for match in (*_DESCRIBED.finditer(text), *_CHARTERED.finditer(text)):
         start, end = match.span()
-        if context.negated.touches(start, end) or context.quoted.touches(start, end):
-            continue
-        if context.protected.touches(start, end):
+        if not context.said_plainly(start, end):
             continue
         described = next(group for group in match.groups() if group is not None)
         words: list[str] = []

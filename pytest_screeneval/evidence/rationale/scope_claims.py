@@ -64,9 +64,7 @@ def unsupported_scope(context: Context) -> list[str]:
     problems: list[str] = []
     for match in _SCOPE.finditer(text):
         start, end = match.span()
-        if context.negated.touches(start, end) or context.quoted.touches(start, end):
-            continue
-        if context.protected.touches(start, end):
+        if not context.said_plainly(start, end):
             continue
         said = next(group for group in match.groups() if group is not None)
         words = {unit_stem(w) for w in _WORD.findall(said)} - _GENERIC
