@@ -38,6 +38,8 @@ from pytest_screeneval.evidence.rationale.resume_facts import is_year, unit_stem
 from pytest_screeneval.evidence.rationale.text import sentence_spans
 
 __all__ = [
+    "PEOPLE_IN_GENERAL",
+    "PERCENT_AFTER",
     "POINT_NOUN",
     "STAFF_FORM",
     "level_grounded",
@@ -64,7 +66,7 @@ POINT_NOUN = re.compile(
     r"|change|lead|margin|difference|shift)\b)[a-z]",
     re.IGNORECASE,
 )
-_PERCENT_AFTER = re.compile(r"\s*(?:%|per\s*cent\b|percent\b)", re.IGNORECASE)
+PERCENT_AFTER = re.compile(r"\s*(?:%|per\s*cent\b|percent\b)", re.IGNORECASE)
 
 
 def same_root(said: str, resume_word: str) -> bool:
@@ -97,7 +99,7 @@ def percent_only(resume: str) -> frozenset[float]:
     shares: set[float] = set()
     counts: set[float] = set()
     for quantity in quantities(resume):
-        (shares if _PERCENT_AFTER.match(resume, quantity.end) else counts).add(quantity.value)
+        (shares if PERCENT_AFTER.match(resume, quantity.end) else counts).add(quantity.value)
     return frozenset(shares - counts)
 
 
@@ -130,11 +132,12 @@ def sentence_words(text: str, at: int) -> frozenset[str]:
     return frozenset()
 
 
-# words after a count that say it counts people in general: "fifteen staff", "a ten-strong team"
-_ANY_PEOPLE = frozenset(
-    unit_stem(word)
-    for word in ("staff", "people", "reports", "heads", "employees", "members", "strong", "team")
+# words after a count that say it counts people in general ("fifteen staff"), and those that do
+# so only of a total ("a ten-strong team")
+PEOPLE_IN_GENERAL = frozenset(
+    unit_stem(word) for word in ("staff", "people", "reports", "heads", "employees", "members")
 )
+_ANY_PEOPLE = PEOPLE_IN_GENERAL | {unit_stem("strong"), unit_stem("team")}
 _SAID_AFTER = re.compile(r"[\s-]+([a-z]+)(?:\s+([a-z]+))?", re.IGNORECASE)
 _LIST_JOIN = re.compile(r"[^\d:;()]{0,40}?(?:,|\band\b|\bplus\b)\s*", re.IGNORECASE)
 # "4 service crews of 3 technicians each": groups, then each group's size and what it counts

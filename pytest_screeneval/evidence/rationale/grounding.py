@@ -43,6 +43,8 @@ from pytest_screeneval.evidence.rationale.claim_context import Context, Mask
 from pytest_screeneval.evidence.rationale.credential_words import unsupported_credentials
 from pytest_screeneval.evidence.rationale.durations import grounded_duration
 from pytest_screeneval.evidence.rationale.figure_reading import (
+    PEOPLE_IN_GENERAL,
+    PERCENT_AFTER,
     POINT_NOUN,
     level_grounded,
     percent_only,
@@ -77,7 +79,6 @@ from pytest_screeneval.evidence.rationale.resume_facts import (
     number_key,
     spelled_out,
     tokenize,
-    unit_stem,
     words_after,
 )
 from pytest_screeneval.evidence.rationale.scope_claims import unsupported_scope
@@ -262,11 +263,7 @@ def _missing_evidence(facts: InputFacts, evidence: Sequence[str]) -> list[str]:
 _AT_LEAST_AFTER = re.compile(r"\s*\+", re.IGNORECASE)
 # "Team leadership - 4", "data_analysis: 5"; the dash of a range ("Levels 1-4") is no label's
 _LABEL_BEFORE = re.compile(r"(?:^|\n)[^\n]{1,40}(?:[:=]|(?<!\d)-)\s*$")
-_ANY_PEOPLE = frozenset(
-    unit_stem(word) for word in ("staff", "people", "reports", "heads", "employees", "members")
-)
 _SHARE_POINTS = 3.0
-_PERCENT_AFTER = re.compile(r"\s*(?:%|per\s*cent\b|percent\b)", re.IGNORECASE)
 # a total given with its parts: "thirteen staff, eleven teachers and two technicians"
 _PARTS_REACH = 80
 _CHANGE_BEFORE = re.compile(
@@ -288,7 +285,7 @@ def _grounded_value(
         return True  # "fourteen reception staff" for "14 receptionists": the staff form
     if total_grounded(facts.text, values, text, end):
         return True  # "fifteen staff" for "9 climbers and 6 ground staff" on one resume line
-    if unit is not None and (unit not in facts.unit_words or unit in _ANY_PEOPLE):
+    if unit is not None and (unit not in facts.unit_words or unit in PEOPLE_IN_GENERAL):
         # a unit the resume never counts, or one that counts any people ("nine staff" for
         # "9 nurses and support workers"): the value alone decides
         unit = None
@@ -317,7 +314,7 @@ def _grounded_value(
     # "down by seventeen days" for 48 -> 31 days: a difference of two figures on one line;
     # "cut by about 40%" for 110 -> 64 days: the share of the larger one it takes off
     if _CHANGE_BEFORE.search(before):
-        percent = bool(_PERCENT_AFTER.match(text, end))
+        percent = bool(PERCENT_AFTER.match(text, end))
         points = _SHARE_POINTS if tolerance else 1.0  # "about 40%" for 110 -> 64 (41.8%)
         # the two figures are of the thing that changed: a line sharing a word with the
         # sentence ("grew direct bookings by about 60%" is no "cut check-in from 7 to 3")
