@@ -327,6 +327,24 @@ def test_a_nation_holding_a_resume_place_and_its_peoples_name_are_grounded() -> 
     assert place_spans("Leeds (2019-Present)", "his Glaswegian accent") == []
 
 
+
+@pytest.mark.parametrize(
+    "rationale",
+    [
+        "Communication: his thick Glaswegian accent may put off some passengers.",
+        "Communication: a strong Valleys accent on the radio that crews may struggle with.",
+        "Communication: her broad Norfolk accent could be hard for visitors to follow.",
+    ],
+)
+def test_an_accent_named_after_a_place_is_one_protected_reference_and_no_place_claim(
+    rationale: str,
+) -> None:
+    resume = "Depot Manager, Cinderford Coaches, Leeds (2019-Present)\n- Manages 210 bus drivers.\n"
+    findings = rationale_findings(resume, "communication", 3, rationale)
+    assert [finding.flag for finding in findings] == ["protected-attribute"]
+    named = rationale.split(" accent")[0].split()[-1]
+    assert f"{named} accent" in findings[0].detail
+
 # counts of the resume's own lists (list_counts.py)
 _QUALIFIED = "QUALIFICATIONS\n- HNC Construction\n- SMSTS\n- CSCS Black Card\n- First Aid at Work\n"
 
