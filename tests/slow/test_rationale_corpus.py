@@ -145,19 +145,22 @@ def test_a_resume_id_outside_the_rule_and_a_folder_without_the_rule_are_refused(
         load_corpus(tmp_path, ALL_FLAGS)
 
 
-# Floors under the figures measured on the corpus (the held-out part measured ten times, see
+# Floors under the figures measured on the corpus (the held-out part measured many times, see
 # the commit history and docs/figures.md): a change that loses precision or recall on either
-# part fails here. Measured once after round 10 (tuned on the dev half of the blind set
-# r102-r111, which was written without running the rules): held-out (r02-r110) protected 0.938 /
-# 0.921, ungrounded 0.897 / 0.903; the blind held-out half (r102-r110) alone protected 0.878 /
-# 0.857 (42 positives), ungrounded 0.883 / 0.803 (66). Dev (r01-r111): protected 0.986 / 1.000,
-# ungrounded 0.991 / 0.957. Targets on held-out: protected >= 0.95 and >= 0.85, ungrounded
-# >= 0.90 and >= 0.80: both recalls are met, both precisions are not.
+# part fails here. After round 10 (tuned on the dev half of the blind set r102-r111) the
+# held-out part r02-r110 read protected 0.938 / 0.921, ungrounded 0.897 / 0.903. Then two more
+# blind sets, r112-r121 and r122-r131 (980 rationales in twenty new fields, written without the
+# rules), were measured once with the rules untouched: their held-out half read protected
+# 0.807 / 0.670 (100 positives) and ungrounded 0.754 / 0.860 (150), their dev half 0.632 / 0.663
+# and 0.804 / 0.804; the whole held-out part (r02-r130) protected 0.907 / 0.854, ungrounded
+# 0.864 / 0.892; the whole dev part (r01-r131) 0.889 / 0.910 and 0.948 / 0.920. The floors
+# below sit just under those figures. Targets on held-out: protected >= 0.95 and >= 0.85,
+# ungrounded >= 0.90 and >= 0.80.
 FLOORS = {
-    (HELD_OUT, PROTECTED_ATTRIBUTE): (0.93, 0.92),
-    (HELD_OUT, UNGROUNDED): (0.89, 0.90),
-    (DEV, PROTECTED_ATTRIBUTE): (0.98, 0.99),
-    (DEV, UNGROUNDED): (0.98, 0.95),
+    (HELD_OUT, PROTECTED_ATTRIBUTE): (0.90, 0.85),
+    (HELD_OUT, UNGROUNDED): (0.86, 0.89),
+    (DEV, PROTECTED_ATTRIBUTE): (0.88, 0.91),
+    (DEV, UNGROUNDED): (0.94, 0.91),
 }
 
 
