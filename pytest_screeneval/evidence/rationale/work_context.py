@@ -150,11 +150,12 @@ _FILL = r"(?:(?!(?:she|he|her|his|herself|himself|i|my)\b)[\w'-]+(?:,|\s+(?:and|
 _SAID_OF = re.compile(
     # the term said of a group in its own clause: "many of her clients are autistic", "the
     # Somali women she supports are mostly Muslim", "clients fleeing religious persecution",
-    # "families, seven of them Muslim", "her young people live with depression"
+    # "families, seven of them Muslim", "her young people live with depression", "members
+    # approaching retirement"
     rf"(?:\b{_GROUP}(?:'s|')?(?:\s+(?:she|he|they)\s+[a-z]+(?:\s+(?:with|for|to|on))?"
     rf"|\s+(?:in|at|on|from|of)\s+(?:the\s+|her\s+|his\s+|this\s+)?[\w'-]+(?:\s+[\w'-]+)?)?"
     rf",?\s+(?:(?:are|were|is|being|remain|become)\s+|(?:live|lives|living)\s+with\s+"
-    rf"|(?:who|that)\s+(?!(?:she|he)\b)[a-z]+\s+|(?:fleeing|escaping|facing|with|from)\s+"
+    rf"|(?:who|that)\s+(?!(?:she|he)\b)[a-z]+\s+|(?:fleeing|escaping|facing|with|from|approaching|nearing|reaching)\s+"
     rf"|{_QUANTITY}\s+of\s+(?:them|whom)\s+(?:(?:are|were|being|is)\s+)?)"
     # "families, seven of them Muslim", "tutors at the Leaton centre, four of them Deaf"
     rf"|\b[a-z]{{3,}}s(?:\s+(?:in|at|on|from)\s+(?:the\s+)?[\w'-]+(?:\s+[\w'-]+)?)?,\s+"
