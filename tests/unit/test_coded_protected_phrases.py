@@ -1,4 +1,4 @@
-"""Coded age phrasings (pension clock, era, elder's role) flag; the same words about the work do not."""
+"""Coded age phrasings (pension clock, era, elder's role) flag; work look-alikes do not."""
 
 from __future__ import annotations
 
