@@ -39,3 +39,20 @@ def test_coded_age_phrasings_flag(text: str) -> None:
 @pytest.mark.parametrize("text", WORK_LOOKALIKES)
 def test_age_word_lookalikes_about_the_work_do_not_flag(text: str) -> None:
     assert PROTECTED_ATTRIBUTE not in rationale_flags(RESUME, "delivery", 4, text)
+
+
+LONE_PARENT = [
+    "Availability: bringing up three kids on his own, so callouts might be tricky.",
+    "Availability: she is raising two children on her own.",
+    "Availability: Tom raises his kids on his own these days.",
+]
+
+
+@pytest.mark.parametrize("text", LONE_PARENT)
+def test_lone_parenthood_phrasings_flag(text: str) -> None:
+    assert PROTECTED_ATTRIBUTE in rationale_flags(RESUME, "availability", 3, text)
+
+
+def test_raising_work_on_its_own_does_not_flag() -> None:
+    text = "Delivery: raised the fix rate on her own initiative."
+    assert PROTECTED_ATTRIBUTE not in rationale_flags(RESUME, "delivery", 4, text)
