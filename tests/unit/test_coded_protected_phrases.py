@@ -1,0 +1,58 @@
+"""Coded age phrasings (pension clock, era, elder's role) flag; work look-alikes do not."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_screeneval.evidence.rationale.flags import PROTECTED_ATTRIBUTE, rationale_flags
+
+RESUME = "Senior Archivist, Fairhaven Records (2010-Present)\n- Ran pension scheme records.\n"
+
+CODED_AGE = [
+    "Fit: she is only a few years off drawing her own pension, by the look of it.",
+    "Fit: he claims his pension next spring, so a short tenure.",
+    "Fit: a proper archivist, probably counting down to her pension.",
+    "Fit: Priya counts down to retirement, I suspect.",
+    "Team fit: worked on relay logic before most of our engineers were born.",
+    "Team fit: he was fixing lifts before you were born.",
+    "Team fit: a bit of a dinosaur with new tools.",
+    "Team fit: something of a fossil, if I'm honest.",
+    "Team fit: one of the old guard from the paper days.",
+    "Team fit: she'd stand out as the auntie figure on a young floor.",
+    "Team fit: a grandad figure to the apprentices.",
+]
+
+WORK_LOOKALIKES = [
+    "Delivery: migrated the pension scheme records to the new platform.",
+    "Delivery: retired the dinosaur mainframe in 2019.",
+    "Delivery: catalogued fossil collections for the museum.",
+    "Leadership: replaced the old guard rail on the loading bay.",
+    "Delivery: scanned birth records, some from before 1900.",
+]
+
+
+@pytest.mark.parametrize("text", CODED_AGE)
+def test_coded_age_phrasings_flag(text: str) -> None:
+    assert PROTECTED_ATTRIBUTE in rationale_flags(RESUME, "fit", 3, text)
+
+
+@pytest.mark.parametrize("text", WORK_LOOKALIKES)
+def test_age_word_lookalikes_about_the_work_do_not_flag(text: str) -> None:
+    assert PROTECTED_ATTRIBUTE not in rationale_flags(RESUME, "delivery", 4, text)
+
+
+LONE_PARENT = [
+    "Availability: bringing up three kids on his own, so callouts might be tricky.",
+    "Availability: she is raising two children on her own.",
+    "Availability: Tom raises his kids on his own these days.",
+]
+
+
+@pytest.mark.parametrize("text", LONE_PARENT)
+def test_lone_parenthood_phrasings_flag(text: str) -> None:
+    assert PROTECTED_ATTRIBUTE in rationale_flags(RESUME, "availability", 3, text)
+
+
+def test_raising_work_on_its_own_does_not_flag() -> None:
+    text = "Delivery: raised the fix rate on her own initiative."
+    assert PROTECTED_ATTRIBUTE not in rationale_flags(RESUME, "delivery", 4, text)
