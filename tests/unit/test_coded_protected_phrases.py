@@ -56,3 +56,35 @@ def test_lone_parenthood_phrasings_flag(text: str) -> None:
 def test_raising_work_on_its_own_does_not_flag() -> None:
     text = "Delivery: raised the fix rate on her own initiative."
     assert PROTECTED_ATTRIBUTE not in rationale_flags(RESUME, "delivery", 4, text)
+
+
+_PLAIN_RESUME = "Site Manager, Harrowgate Demolition, Tillbury (2016-Present)\n- Runs 6 crews.\n"
+
+
+@pytest.mark.parametrize(
+    "rationale",
+    [
+        "Communication: has a noticeable stammer, which could matter on client calls.",
+        "Resilience: mentioned a spell off with anxiety a couple of years ago.",
+        "Health: suffered burnout in the last role, so the pace could tell.",
+        "Communication: the thick Glasgow burr might be hard for callers to follow.",
+        "Communication: a soft Kerry lilt that clients seem to like.",
+        "Communication: the strong Somerset burr should not matter to customers.",
+    ],
+)
+def test_a_subjectless_clause_is_the_candidates_and_an_accent_has_other_names(
+    rationale: str,
+) -> None:
+    assert PROTECTED_ATTRIBUTE in rationale_flags(_PLAIN_RESUME, "communication", 3, rationale)
+
+
+@pytest.mark.parametrize(
+    "rationale",
+    [
+        "Communication: runs an anxiety support line for the tenants of the estates.",
+        "Quality: removed the burr from every cut edge and signed off the finish.",
+        "Communication: the stammer clinic's referral letters are clear and kind.",
+    ],
+)
+def test_the_work_and_a_burr_on_a_cut_edge_are_not_references(rationale: str) -> None:
+    assert PROTECTED_ATTRIBUTE not in rationale_flags(_PLAIN_RESUME, "communication", 3, rationale)

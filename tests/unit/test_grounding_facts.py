@@ -327,7 +327,6 @@ def test_a_nation_holding_a_resume_place_and_its_peoples_name_are_grounded() -> 
     assert place_spans("Leeds (2019-Present)", "his Glaswegian accent") == []
 
 
-
 @pytest.mark.parametrize(
     "rationale",
     [
@@ -344,6 +343,7 @@ def test_an_accent_named_after_a_place_is_one_protected_reference_and_no_place_c
     assert [finding.flag for finding in findings] == ["protected-attribute"]
     named = rationale.split(" accent")[0].split()[-1]
     assert f"{named} accent" in findings[0].detail
+
 
 # counts of the resume's own lists (list_counts.py)
 _QUALIFIED = "QUALIFICATIONS\n- HNC Construction\n- SMSTS\n- CSCS Black Card\n- First Aid at Work\n"

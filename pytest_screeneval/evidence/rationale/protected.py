@@ -77,6 +77,14 @@ _PERSON = re.compile(
     r"|wom[ae]n|m[ae]n)\b",
     re.IGNORECASE,
 )
+# A clause with no subject that opens on a verb of having, being or telling ("Communication: has
+# a noticeable stammer", "mentioned a spell off with anxiety"): in a rationale its subject is
+# the candidate, as if "she" or "he" stood there
+_CANDIDATE_VERB_OPENING = re.compile(
+    r"^\s*(?:[\w' -]{1,40}:\s*)?(?:has|had|is|was|suffers|suffered|mentions|mentioned|says|said"
+    r"|discloses|disclosed|admits|admitted)\b",
+    re.IGNORECASE,
+)
 _THEIR_BEFORE = re.compile(r"\btheir\s+(?:\w+\s+)?$", re.IGNORECASE)
 _CLAUSE_EDGE = re.compile(r"[.;!?\n]|\s-\s|,\s+(?:but|so|and|which)\b")
 _LINE = "__line__"  # where the loader notes the line a mapping starts on
@@ -247,7 +255,9 @@ def _beside_a_person(text: str, start: int, end: int) -> bool:
     edge = _CLAUSE_EDGE.search(right)
     if edge:
         right = right[: edge.start()]
-    return bool(_PERSON.search(left) or _PERSON.search(right))
+    return bool(
+        _PERSON.search(left) or _PERSON.search(right) or _CANDIDATE_VERB_OPENING.match(left)
+    )
 
 
 def _candidate_terms(lexicon: ProtectedLexicon, text: str) -> list[int]:
