@@ -88,3 +88,34 @@ def test_a_subjectless_clause_is_the_candidates_and_an_accent_has_other_names(
 )
 def test_the_work_and_a_burr_on_a_cut_edge_are_not_references(rationale: str) -> None:
     assert PROTECTED_ATTRIBUTE not in rationale_flags(_PLAIN_RESUME, "communication", 3, rationale)
+
+
+@pytest.mark.parametrize(
+    "rationale",
+    [
+        "Fit: whether she keeps kosher at home should not count for this role.",
+        "Canteen: he only eats halal, so the site canteen would need to change.",
+        "Fit: would get the clients instinctively, being from that community herself.",
+        "Fit: of Irish stock himself, so the emigrant cases come naturally.",
+        "Stability: she is close to retirement and may not stay long.",
+    ],
+)
+def test_observance_belonging_and_retirement_said_of_the_candidate_are_references(
+    rationale: str,
+) -> None:
+    assert PROTECTED_ATTRIBUTE in rationale_flags(_PLAIN_RESUME, "fit", 3, rationale)
+
+
+@pytest.mark.parametrize(
+    "rationale",
+    [
+        "Certification: keeps halal certification with the standards board for 86 products.",
+        "Supplier approval: skilled in kosher ingredient approval and halal slaughter checks.",
+        "Throughput: about 2,400 retirement quotes a year, with retirement processing halved.",
+        "Advice: advises clients on retirement interest-only mortgages and later-life lending.",
+    ],
+)
+def test_halal_kosher_and_retirement_as_the_works_products_are_not_references(
+    rationale: str,
+) -> None:
+    assert PROTECTED_ATTRIBUTE not in rationale_flags(_PLAIN_RESUME, "fit", 3, rationale)
